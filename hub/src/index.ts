@@ -1,0 +1,2 @@
+// @rsnotify/hub public surface.
+export {};

@@ -1,0 +1,130 @@
+// W3C Datetime (RC-28): every precision from a bare year to fractional seconds of any length, `Z` or
+// an offset. Comparison is exact at the precision given (RN-5 contiguity depends on equality of
+// microsecond values), so instants are held as a sortable key, never as a lossy JS Date.
+import { RsnotifyError } from '../errors/index.js';
+
+export type DateTimePrecision = 'year' | 'month' | 'day' | 'minute' | 'second' | 'fraction';
+
+export interface DateTime {
+  /** The text as written; serialisers emit this so round trips are exact. */
+  readonly lexical: string;
+  /**
+   * UTC instant as `YYYY-MM-DDTHH:MM:SS.f` with trailing zeros removed from the fraction (and the dot
+   * kept, so the key of a whole second ends in '.'). Keys compare with plain string comparison.
+   */
+  readonly key: string;
+  /** Milliseconds since the epoch (lossy below 1 ms; for display, lag and timers only). */
+  readonly epochMs: number;
+  readonly precision: DateTimePrecision;
+}
+
+const W3C =
+  /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:\d{2}))?)?)?$/;
+
+export class DateTimeError extends RsnotifyError {
+  constructor(value: string, where?: string) {
+    super('RS_BAD_DATETIME', `not a W3C datetime${where ? ` in ${where}` : ''}: ${JSON.stringify(value)}`, {
+      details: { value, where },
+    });
+    this.name = 'DateTimeError';
+  }
+}
+
+function pad(n: number, width = 2): string {
+  return String(n).padStart(width, '0');
+}
+
+/** Parses a W3C datetime. Reduced precision means the start of the period (RC-28 [derived]). */
+export function parseDateTime(value: string, where?: string): DateTime {
+  const text = value.trim();
+  const m = W3C.exec(text);
+  if (!m) throw new DateTimeError(value, where);
+  const [, y, mo, d, hh, mi, ss, frac, tz] = m;
+  const year = Number(y);
+  const month = mo === undefined ? 1 : Number(mo);
+  const day = d === undefined ? 1 : Number(d);
+  const hour = hh === undefined ? 0 : Number(hh);
+  const minute = mi === undefined ? 0 : Number(mi);
+  const second = ss === undefined ? 0 : Number(ss);
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) {
+    throw new DateTimeError(value, where);
+  }
+  let offsetMinutes = 0;
+  if (tz !== undefined && tz !== 'Z') {
+    const sign = tz[0] === '-' ? -1 : 1;
+    const oh = Number(tz.slice(1, 3));
+    const om = Number(tz.slice(4, 6));
+    if (oh > 23 || om > 59) throw new DateTimeError(value, where);
+    offsetMinutes = sign * (oh * 60 + om);
+  }
+  const wholeMs = Date.UTC(year, month - 1, day, hour, minute, second) - offsetMinutes * 60_000;
+  const check = new Date(Date.UTC(year, month - 1, day));
+  if (check.getUTCMonth() !== month - 1) throw new DateTimeError(value, where); // 2021-02-30
+  const utc = new Date(wholeMs);
+  const fraction = (frac ?? '').replace(/0+$/, '');
+  const key =
+    `${pad(utc.getUTCFullYear(), 4)}-${pad(utc.getUTCMonth() + 1)}-${pad(utc.getUTCDate())}` +
+    `T${pad(utc.getUTCHours())}:${pad(utc.getUTCMinutes())}:${pad(utc.getUTCSeconds())}.${fraction}`;
+  const precision: DateTimePrecision =
+    frac !== undefined ? 'fraction' : ss !== undefined ? 'second' : mi !== undefined ? 'minute'
+      : d !== undefined ? 'day' : mo !== undefined ? 'month' : 'year';
+  const epochMs = wholeMs + (fraction ? Number(`0.${fraction}`) * 1000 : 0);
+  return { lexical: text, key, epochMs, precision };
+}
+
+/** Exact comparison at the precision written: -1, 0 or 1. */
+export function compareDateTime(a: DateTime, b: DateTime): -1 | 0 | 1 {
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
+
+export function sameInstant(a: DateTime, b: DateTime): boolean {
+  return a.key === b.key;
+}
+
+export function maxDateTime(a: DateTime, b: DateTime): DateTime {
+  return compareDateTime(a, b) >= 0 ? a : b;
+}
+
+/** Formats microseconds since the epoch as `YYYY-MM-DDTHH:MM:SS.ffffffZ` (the simulator's form). */
+export function formatMicros(epochMicros: bigint | number): string {
+  const micros = BigInt(epochMicros);
+  const ms = Number(micros / 1000n);
+  const d = new Date(ms);
+  const frac = ((micros % 1_000_000n) + 1_000_000n) % 1_000_000n;
+  return (
+    `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}` +
+    `T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}.${frac.toString().padStart(6, '0')}Z`
+  );
+}
+
+/** `YYYY-MM-DDTHH:MM:SS[.mmm]Z` from milliseconds; whole seconds drop the fraction. */
+export function formatMillis(epochMs: number): string {
+  const iso = new Date(epochMs).toISOString();
+  return iso.endsWith('.000Z') ? `${iso.slice(0, -5)}Z` : iso;
+}
+
+export function dateTimeFromMicros(epochMicros: bigint | number): DateTime {
+  return parseDateTime(formatMicros(epochMicros));
+}
+
+export function dateTimeFromMillis(epochMs: number): DateTime {
+  return parseDateTime(formatMillis(epochMs));
+}
+
+/** A monotonic-enough microsecond clock: wall clock in µs, never repeating or going backwards. */
+export function createMicrosClock(now: () => number = Date.now): () => bigint {
+  let last = 0n;
+  return () => {
+    let t = BigInt(now()) * 1000n;
+    if (t <= last) t = last + 1n;
+    last = t;
+    return t;
+  };
+}
+
+/** Parses an HTTP-date (RFC 9110) as sent in `Date`/`Last-Modified`; undefined when unparsable. */
+export function parseHttpDate(value: string | undefined | null): number | undefined {
+  if (!value) return undefined;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : ms;
+}

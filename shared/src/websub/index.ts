@@ -1,0 +1,62 @@
+// WebSub constants and X-Hub-Signature (WH-18, WS-14): HMAC over the exact body bytes.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+export const WEBSUB = {
+  callback: 'hub.callback',
+  mode: 'hub.mode',
+  topic: 'hub.topic',
+  url: 'hub.url',
+  secret: 'hub.secret',
+  leaseSeconds: 'hub.lease_seconds',
+  challenge: 'hub.challenge',
+  reason: 'hub.reason',
+} as const;
+
+export type WebSubMode = 'subscribe' | 'unsubscribe' | 'denied' | 'publish';
+
+export type SignatureMethod = 'sha1' | 'sha256' | 'sha384' | 'sha512';
+export const SIGNATURE_METHODS: readonly SignatureMethod[] = ['sha1', 'sha256', 'sha384', 'sha512'];
+
+/** WH-8: a secret must be shorter than 200 bytes. */
+export const MAX_SECRET_BYTES = 199;
+
+export function computeSignature(method: SignatureMethod, secret: string | Uint8Array, body: Uint8Array | string): string {
+  return createHmac(method, secret).update(body).digest('hex');
+}
+
+/** The header value: `sha256=<hex>`. */
+export function signatureHeader(method: SignatureMethod, secret: string | Uint8Array, body: Uint8Array | string): string {
+  return `${method}=${computeSignature(method, secret, body)}`;
+}
+
+export type SignatureCheck =
+  | { ok: true; method: SignatureMethod }
+  | { ok: false; reason: 'missing' | 'malformed' | 'unsupported-method' | 'mismatch' };
+
+/** Verifies an `X-Hub-Signature` header in constant time; hex is compared case-insensitively. */
+export function verifySignature(header: string | undefined | null, secret: string | Uint8Array, body: Uint8Array | string): SignatureCheck {
+  if (header == null || header === '') return { ok: false, reason: 'missing' };
+  const eq = header.indexOf('=');
+  if (eq <= 0) return { ok: false, reason: 'malformed' };
+  const method = header.slice(0, eq).trim().toLowerCase();
+  const given = header.slice(eq + 1).trim();
+  if (!(SIGNATURE_METHODS as readonly string[]).includes(method)) return { ok: false, reason: 'unsupported-method' };
+  if (!/^[0-9a-fA-F]+$/.test(given)) return { ok: false, reason: 'malformed' };
+  const expected = Buffer.from(computeSignature(method as SignatureMethod, secret, body), 'hex');
+  const actual = Buffer.from(given, 'hex');
+  if (actual.length !== expected.length) return { ok: false, reason: 'mismatch' };
+  return timingSafeEqual(actual, expected) ? { ok: true, method: method as SignatureMethod } : { ok: false, reason: 'mismatch' };
+}
+
+const UNRESERVED_PCT = /%(4[1-9A-Fa-f]|5[0-9Aa]|6[1-9A-Fa-f]|7[0-9Aa]|3[0-9]|2[DEde]|5[Ff]|7[Ee])/g;
+
+/**
+ * WH-6: decode percent-encoded unreserved characters (ALPHA / DIGIT / "-" / "." / "_" / "~") so
+ * that `http://a/%7Euser` and `http://a/~user` name the same topic. Nothing else is touched.
+ */
+export function normaliseTopicUrl(url: string): string {
+  return url.replace(UNRESERVED_PCT, (m, hex: string) => {
+    const ch = String.fromCharCode(parseInt(hex, 16));
+    return /[A-Za-z0-9\-._~]/.test(ch) ? ch : m;
+  });
+}

@@ -1,0 +1,2 @@
+// @rsnotify/subscriber public surface.
+export {};
