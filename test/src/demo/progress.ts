@@ -1,0 +1,49 @@
+// The demo's progress display: one line redrawn in place on a terminal, plain periodic lines
+// otherwise (logs, CI, `| tee`). Pure formatting; the caller owns the timer.
+
+export interface DemoCounters {
+  changesPublished: number;
+  notificationsPosted: number;
+  notificationsDelivered: number;
+  changesApplied: number;
+  lagMs: number | undefined;
+  catchUps: number;
+  errors: number;
+  syncedUntil: string | undefined;
+  sourceUntil: string | undefined;
+}
+
+export function formatProgress(c: DemoCounters, elapsedMs: number): string {
+  const lag = c.lagMs === undefined ? '-' : `${Math.round(c.lagMs)} ms`;
+  const synced = c.syncedUntil !== undefined && c.syncedUntil === c.sourceUntil ? 'in step' : 'behind';
+  return (
+    `t=${(elapsedMs / 1000).toFixed(0).padStart(4)}s  published ${String(c.changesPublished).padStart(6)} changes` +
+    ` in ${String(c.notificationsPosted).padStart(5)} notifications | delivered ${String(c.notificationsDelivered).padStart(5)}` +
+    ` | applied ${String(c.changesApplied).padStart(6)} | lag ${lag.padStart(7)} | catch-ups ${c.catchUps}` +
+    ` | errors ${c.errors} | ${synced}`
+  );
+}
+
+export class ProgressLine {
+  private lastPlain = 0;
+  constructor(private readonly out: NodeJS.WriteStream, private readonly plainEveryMs = 5_000) {}
+
+  get isTerminal(): boolean {
+    return Boolean(this.out.isTTY);
+  }
+
+  update(text: string, now = Date.now()): void {
+    if (this.isTerminal) {
+      this.out.write(`\r\x1b[2K${text}`);
+    } else if (now - this.lastPlain >= this.plainEveryMs) {
+      this.lastPlain = now;
+      this.out.write(`${text}\n`);
+    }
+  }
+
+  /** Ends the in-place line so the next output starts on a fresh line. */
+  finish(text?: string): void {
+    if (this.isTerminal) this.out.write(`\r\x1b[2K${text ?? ''}\n`);
+    else if (text) this.out.write(`${text}\n`);
+  }
+}
