@@ -2,4 +2,9 @@
 // parser the hub and subscriber use, the streaming reader for large lists, and small accessors.
 export * from './model.js';
 export * from './errors.js';
-export * from './api.js';
+export { documentKind } from './kinds.js';
+export { parseDocument } from './parse.js';
+export { serializeDocument } from './serialize.js';
+export { parseChangeNotification } from './notification.js';
+export { notificationChannels, entryToChange } from './accessors.js';
+export { streamDocument, type DocumentHeader, type DocumentStreamEvent } from './stream.js';

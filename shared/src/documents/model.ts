@@ -61,6 +61,8 @@ export interface Entry {
   readonly md?: Metadata;
   readonly links: readonly LinkElement[];
   readonly extraElements?: readonly XmlElement[];
+  /** Attributes on `<url>`/`<sitemap>` (RN-7: none expected), kept as written for round trips. */
+  readonly extraAttributes?: Readonly<Record<string, string>>;
 }
 
 export type DocumentKind =

@@ -1,0 +1,185 @@
+// Typed reading and writing of `rs:md` and `rs:ln` attributes (RS §7, RC-2, RC-26..RC-29).
+// RC-2: the defined attributes carry no prefix; anything else (prefixed extensions, non-spec names
+// such as resync's `modified` on rs:md) is kept verbatim in `extra` so documents round-trip.
+import { parseDateTime, type DateTime } from '../time/index.js';
+import { formatHashList, parseHashList } from '../hashes/index.js';
+import { escapeAttribute } from '../xml/escape.js';
+import type { XmlTag } from '../xml/safe-parse.js';
+import { DocumentError } from './errors.js';
+import { CHANGE_TYPES, RS_NS, type ChangeType, type LinkElement, type Metadata } from './model.js';
+
+/** Where an attribute was read, for error messages and URL resolution. */
+export interface AttributeContext {
+  readonly line: number;
+  readonly baseUrl?: string;
+  /** 0-based index of the enclosing entry, when inside one. */
+  readonly entry?: number;
+}
+
+const ABSOLUTE = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
+
+/** Resolves a relative reference against the document URL; absolute ones stay exactly as given. */
+export function resolveReference(value: string, baseUrl: string | undefined): string {
+  if (!baseUrl || value === '' || ABSOLUTE.test(value)) return value;
+  try {
+    return new URL(value, baseUrl).href;
+  } catch {
+    return value;
+  }
+}
+
+function where(element: string, attribute: string, ctx: AttributeContext): string {
+  const entry = ctx.entry === undefined ? '' : ` of entry ${ctx.entry}`;
+  return `<${element}> @${attribute}${entry} (line ${ctx.line})`;
+}
+
+export function readDateTime(value: string, element: string, attribute: string | undefined, ctx: AttributeContext): DateTime {
+  try {
+    return parseDateTime(value);
+  } catch (err) {
+    const place = attribute === undefined ? `<${element}>${ctx.entry === undefined ? '' : ` of entry ${ctx.entry}`} (line ${ctx.line})` : where(element, attribute, ctx);
+    throw new DocumentError('RS_BAD_DATETIME', `not a W3C datetime in ${place}: ${JSON.stringify(value)}`, {
+      cause: err,
+      details: { element, attribute, value, line: ctx.line, entry: ctx.entry },
+    });
+  }
+}
+
+function badAttribute(element: string, attribute: string, value: string, ctx: AttributeContext, expected: string): DocumentError {
+  return new DocumentError('RS_BAD_ATTRIBUTE', `bad ${where(element, attribute, ctx)}: ${JSON.stringify(value)} (expected ${expected})`, {
+    details: { element, attribute, value, line: ctx.line, entry: ctx.entry },
+  });
+}
+
+function readLength(value: string, element: string, ctx: AttributeContext): number {
+  const text = value.trim();
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n)) throw badAttribute(element, 'length', value, ctx, 'a non-negative integer');
+  return n;
+}
+
+/** Is this attribute an xmlns declaration binding the element's own prefix to the rs namespace? */
+function isOwnRsBinding(tag: XmlTag, name: string, value: string): boolean {
+  return value === RS_NS && name === (tag.prefix ? `xmlns:${tag.prefix}` : 'xmlns');
+}
+
+export function readMetadata(tag: XmlTag, ctx: AttributeContext): Metadata {
+  const md: Record<string, unknown> = {};
+  let extra: Record<string, string> | undefined;
+  const element = tag.name;
+  for (const name in tag.attributes) {
+    const attr = tag.attributes[name]!;
+    const value = attr.value;
+    if (attr.uri !== '' || attr.prefix !== '') {
+      if (!isOwnRsBinding(tag, name, value)) (extra ??= {})[name] = value;
+      continue;
+    }
+    switch (name) {
+      case 'capability': case 'type': case 'encoding': case 'path':
+        md[name] = value;
+        break;
+      case 'at': case 'completed': case 'from': case 'until': case 'datetime':
+        md[name] = readDateTime(value, element, name, ctx);
+        break;
+      case 'change':
+        if (!(CHANGE_TYPES as readonly string[]).includes(value)) {
+          throw badAttribute(element, 'change', value, ctx, CHANGE_TYPES.join(' | '));
+        }
+        md.change = value as ChangeType;
+        break;
+      case 'hash':
+        md.hash = parseHashList(value);
+        break;
+      case 'length':
+        md.length = readLength(value, element, ctx);
+        break;
+      default:
+        (extra ??= {})[name] = value;
+    }
+  }
+  if (extra) md.extra = extra;
+  return md as Metadata;
+}
+
+export function readLink(tag: XmlTag, ctx: AttributeContext): LinkElement {
+  const ln: Record<string, unknown> = { rel: '', href: '' };
+  let extra: Record<string, string> | undefined;
+  const element = tag.name;
+  for (const name in tag.attributes) {
+    const attr = tag.attributes[name]!;
+    const value = attr.value;
+    if (attr.uri !== '' || attr.prefix !== '') {
+      if (!isOwnRsBinding(tag, name, value)) (extra ??= {})[name] = value;
+      continue;
+    }
+    switch (name) {
+      case 'rel': case 'type': case 'encoding': case 'path':
+        ln[name] = value;
+        break;
+      case 'href':
+        ln.href = resolveReference(value.trim(), ctx.baseUrl);
+        break;
+      case 'modified':
+        ln.modified = readDateTime(value, element, name, ctx);
+        break;
+      case 'hash':
+        ln.hash = parseHashList(value);
+        break;
+      case 'length':
+        ln.length = readLength(value, element, ctx);
+        break;
+      case 'pri': {
+        // RC-29: a link we cannot interpret is ignored, not fatal: keep the raw value, no typed pri.
+        const n = Number(value);
+        if (/^\d+$/.test(value.trim()) && n >= 1 && n <= 999_999) ln.pri = n;
+        else (extra ??= {}).pri = value;
+        break;
+      }
+      default:
+        (extra ??= {})[name] = value;
+    }
+  }
+  if (extra) ln.extra = extra;
+  return ln as unknown as LinkElement;
+}
+
+function attr(name: string, value: string): string {
+  return ` ${name}="${escapeAttribute(value)}"`;
+}
+
+function writeExtra(extra: Readonly<Record<string, string>> | undefined): string {
+  let out = '';
+  if (extra) for (const name in extra) out += attr(name, extra[name]!);
+  return out;
+}
+
+/** The attributes of an `rs:md`, leading space included. */
+export function formatMetadataAttributes(md: Metadata): string {
+  let out = '';
+  if (md.capability !== undefined) out += attr('capability', md.capability);
+  if (md.change !== undefined) out += attr('change', md.change);
+  if (md.at) out += attr('at', md.at.lexical);
+  if (md.completed) out += attr('completed', md.completed.lexical);
+  if (md.from) out += attr('from', md.from.lexical);
+  if (md.until) out += attr('until', md.until.lexical);
+  if (md.datetime) out += attr('datetime', md.datetime.lexical);
+  if (md.hash) out += attr('hash', formatHashList(md.hash));
+  if (md.length !== undefined) out += attr('length', String(md.length));
+  if (md.type !== undefined) out += attr('type', md.type);
+  if (md.encoding !== undefined) out += attr('encoding', md.encoding);
+  if (md.path !== undefined) out += attr('path', md.path);
+  return out + writeExtra(md.extra);
+}
+
+/** The attributes of an `rs:ln`, leading space included. */
+export function formatLinkAttributes(ln: LinkElement): string {
+  let out = attr('rel', ln.rel) + attr('href', ln.href);
+  if (ln.pri !== undefined) out += attr('pri', String(ln.pri));
+  if (ln.modified) out += attr('modified', ln.modified.lexical);
+  if (ln.hash) out += attr('hash', formatHashList(ln.hash));
+  if (ln.length !== undefined) out += attr('length', String(ln.length));
+  if (ln.type !== undefined) out += attr('type', ln.type);
+  if (ln.encoding !== undefined) out += attr('encoding', ln.encoding);
+  if (ln.path !== undefined) out += attr('path', ln.path);
+  return out + writeExtra(ln.extra);
+}

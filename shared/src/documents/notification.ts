@@ -1,0 +1,44 @@
+// The strict reader for change notifications, on the hub's publish path and the subscriber's
+// intake: one parse pass, with the RN rules checked as the entries stream by.
+import { compareDateTime } from '../time/index.js';
+import { buildDocument } from './parse.js';
+import { DocumentError } from './errors.js';
+import type { ChangeNotification, DocumentKind, Entry, ParseOptions } from './model.js';
+import type { DocumentHeader } from './builder.js';
+
+function invalid(reason: string, details: Record<string, unknown> = {}): DocumentError {
+  return new DocumentError('RS_NOTIFICATION_INVALID', `not a valid change notification: ${reason}`, { details: { reason, ...details } });
+}
+
+function checkHeader(header: DocumentHeader): void {
+  // RN-1
+  if (header.root !== 'urlset') throw invalid(`root element is <${header.root}>, not <urlset> (RN-1)`);
+  // RN-2
+  if (header.capability !== 'change-notification') {
+    throw invalid(`rs:md capability is ${JSON.stringify(header.capability)}, not "change-notification" (RN-2)`);
+  }
+  // RN-3
+  const { from, until } = header.md;
+  if (!from || !until) throw invalid(`rs:md must carry both from and until (RN-3)`);
+  if (compareDateTime(until, from) < 0) throw invalid(`until ${until.lexical} is before from ${from.lexical} (RN-3)`);
+}
+
+/** Parses and checks a change notification (RN-1, RN-2, RN-3, RN-10): RS_NOTIFICATION_INVALID otherwise. */
+export function parseChangeNotification(xml: string, options: ParseOptions = {}): ChangeNotification {
+  const entries: Entry[] = [];
+  let index = 0;
+  const builder = buildDocument(xml, options, {
+    // The header arrives before the first entry, so a wrong document fails before its entries are read.
+    header: checkHeader,
+    entry(entry) {
+      // RN-10: every <url> has one rs:md with a valid change (values are checked by the parser).
+      if (entry.md?.change === undefined) throw invalid(`entry ${index} (${entry.loc}) has no rs:md/@change (RN-10)`, { entry: index, loc: entry.loc });
+      index++;
+      entries.push(entry);
+    },
+  });
+  const doc = builder.document(entries);
+  const kind: DocumentKind = doc.kind;
+  if (kind !== 'change-notification') throw invalid(`document kind is ${kind}`);
+  return { ...doc, kind, from: doc.md.from!, until: doc.md.until! } as ChangeNotification;
+}

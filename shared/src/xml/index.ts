@@ -1,0 +1,4 @@
+// XML plumbing used by documents/: the safe reader (DOCTYPE refused, size limits, namespaces) and
+// escaping for the serialiser. Not part of the package's public surface.
+export * from './safe-parse.js';
+export * from './escape.js';
