@@ -1,0 +1,33 @@
+import { RsnotifyError, type ErrorDetails } from '@rsnotify/shared';
+
+/**
+ * Every mirror failure code. Stable and searchable:
+ * - RSN_PATH_ESCAPE: a URI whose mapping would leave mirrorDir (dot segments, '/' or '\' in a segment).
+ * - RSN_PATH_UNMAPPABLE: a URI with no safe file name (not http(s), empty segment, control bytes, bad escapes).
+ * - RSN_PATH_CONFLICT: the path is already used the other way round (a file where a directory is needed).
+ * - RSN_HASH_MISMATCH / RSN_LENGTH_MISMATCH: the bytes fetched are not the ones the change announced.
+ * - RSN_HTTP_STATUS: the Source answered with a status we do not retry (or stopped retrying).
+ * - RSN_HTTP_TOO_LARGE: a body over the configured limit.
+ * - RSN_FETCH_FAILED: a network error that outlived the retries.
+ * - RSN_WRITE_FAILED: the file system refused the write.
+ * - RSN_MIRROR_CLOSED: the mirror was closed (shutdown) before the change was applied.
+ */
+export type MirrorErrorCode =
+  | 'RSN_PATH_ESCAPE'
+  | 'RSN_PATH_UNMAPPABLE'
+  | 'RSN_PATH_CONFLICT'
+  | 'RSN_HASH_MISMATCH'
+  | 'RSN_LENGTH_MISMATCH'
+  | 'RSN_HTTP_STATUS'
+  | 'RSN_HTTP_TOO_LARGE'
+  | 'RSN_FETCH_FAILED'
+  | 'RSN_WRITE_FAILED'
+  | 'RSN_MIRROR_CLOSED';
+
+export class MirrorError extends RsnotifyError {
+  declare readonly code: MirrorErrorCode;
+  constructor(code: MirrorErrorCode, message: string, options: { cause?: unknown; details?: ErrorDetails } = {}) {
+    super(code, message, options);
+    this.name = 'MirrorError';
+  }
+}

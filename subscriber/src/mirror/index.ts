@@ -1,0 +1,12 @@
+// mirror/: everything that touches the mirror directory and fetches resources. The shared HTTP
+// getter (also used by catchup/, baseline/, audit/ and CONTROL's discovery), the URI -> path mapping,
+// the pure retry policy, the verifying atomic writer, and the per-URI-ordered, parallel applier.
+export { createHttpGetter, headerValue } from './http.js';
+export type { GetOptions, HttpGetter, HttpGetterOptions, HttpHeaders, HttpResponse, HttpStream } from './http.js';
+export { escapeName, INDEX_FILE_NAME, isTempFileName, TEMP_FILE_PREFIX, uriToMirrorPath } from './path.js';
+export { decideRetry, isTransientNetworkError, parseRetryAfter } from './retry-policy.js';
+export type { FetchOutcome, RetryDecision, RetryPolicyOptions } from './retry-policy.js';
+export { createMirror } from './mirror.js';
+export type { ApplyResult, Mirror, MirrorOptions, ResourceStateStore } from './mirror.js';
+export { MirrorError } from './errors.js';
+export type { MirrorErrorCode } from './errors.js';

@@ -1,0 +1,280 @@
+// Applies changes to the mirror directory: one queue per URI so changes to a resource land in order,
+// many URIs in parallel under a per-host limit, retries decided by the pure policy, idempotent
+// through the resource state the CONTROL side keeps (RA-2: one change may arrive on several channels
+// or again in a catch-up).
+import { describeError, type Change, type ChangeType, type DateTime } from '@rsnotify/shared';
+import { MirrorError } from './errors.js';
+import { headerValue, type HttpGetter } from './http.js';
+import { uriToMirrorPath } from './path.js';
+import { decideRetry, isTransientNetworkError, type FetchOutcome } from './retry-policy.js';
+import { DirectoryCache, removeFile, writeVerified } from './writer.js';
+
+/** Implemented by the CONTROL side over the `resources` table. */
+export interface ResourceStateStore {
+  get(uri: string): Promise<{ lastChangeKey?: string; sha256?: string; length?: number } | undefined>;
+  /** null = deleted. */
+  set(uri: string, state: { lastChangeKey?: string; sha256?: string; length?: number; path: string } | null): Promise<void>;
+}
+
+export interface ApplyResult {
+  readonly uri: string;
+  readonly change: ChangeType;
+  /**
+   * 'skipped': already applied (its time is not after the stored one), or superseded by a later
+   * change to the same URI queued behind it (the later one fetches the current state anyway).
+   */
+  readonly outcome: 'written' | 'deleted' | 'skipped' | 'failed';
+  readonly error?: { readonly code: string; readonly message: string; readonly status?: number };
+  /** Why a change was skipped: a replay of an applied change, or superseded by a later one. */
+  readonly skipped?: 'replay' | 'superseded';
+  /** The change time, when the change had one. */
+  readonly time?: DateTime;
+  /** The mirror file (when the URI maps to one). */
+  readonly path?: string;
+}
+
+export interface MirrorOptions {
+  readonly mirrorDir: string;
+  readonly http: HttpGetter;
+  readonly state: ResourceStateStore;
+  /** Concurrent fetches per host (default 8; match the HttpGetter's connections). */
+  readonly perHostConcurrency?: number;
+  /** Attempts per change before it is reported failed (default 4). */
+  readonly maxAttempts?: number;
+  /** First retry delay (default 200 ms; doubles per attempt, capped at 10 s). */
+  readonly retryBaseDelayMs?: number;
+  readonly retryMaxDelayMs?: number;
+  /** Whole-fetch deadline per attempt (default 60 s). */
+  readonly fetchTimeoutMs?: number;
+  readonly clock?: () => number;
+  readonly onApplied?: (result: ApplyResult) => void;
+}
+
+export interface Mirror {
+  /** Applies changes in order per URI; resolves with one result per change, in input order. */
+  apply(changes: readonly Change[]): Promise<ApplyResult[]>;
+  /** Waits for the work in flight; queued retries stop waiting and report RSN_MIRROR_CLOSED. */
+  close(): Promise<void>;
+}
+
+interface Job {
+  readonly change: Change;
+  resolve(result: ApplyResult): void;
+}
+
+interface UriQueue {
+  readonly jobs: Job[];
+}
+
+/** Bodies up to this size are read whole before the file is written (most resources are small). */
+const IN_MEMORY_BYTES = 64 * 1024;
+
+/**
+ * Reads up to `limit` bytes ahead. `complete` when the whole body was read; `chunks` yields what was
+ * read and then the rest of the body.
+ */
+async function readAhead(body: AsyncIterable<Uint8Array>, limit: number): Promise<{ complete: boolean; chunks: AsyncIterable<Uint8Array> }> {
+  const it = body[Symbol.asyncIterator]();
+  const head: Uint8Array[] = [];
+  let size = 0;
+  let complete = false;
+  while (size <= limit) {
+    const next = await it.next();
+    if (next.done) { complete = true; break; }
+    head.push(next.value);
+    size += next.value.length;
+  }
+  async function* chunks(): AsyncGenerator<Uint8Array> {
+    yield* head;
+    if (complete) return;
+    for (;;) {
+      const next = await it.next();
+      if (next.done) return;
+      yield next.value;
+    }
+  }
+  return { complete, chunks: chunks() };
+}
+
+/** A later change makes an earlier one pointless when it will certainly be applied after it. */
+function supersedes(later: Change, earlier: Change): boolean {
+  if (later.time === undefined) return true; // applied unconditionally
+  return earlier.time !== undefined && later.time.key >= earlier.time.key;
+}
+
+/** A counting semaphore per host. */
+class HostLimiter {
+  private readonly hosts = new Map<string, { active: number; waiting: (() => void)[] }>();
+  constructor(private readonly limit: number) {}
+
+  async acquire(host: string): Promise<void> {
+    let h = this.hosts.get(host);
+    if (!h) { h = { active: 0, waiting: [] }; this.hosts.set(host, h); }
+    if (h.active < this.limit) { h.active++; return; }
+    await new Promise<void>((resolve) => h.waiting.push(resolve));
+  }
+
+  release(host: string): void {
+    const h = this.hosts.get(host);
+    if (!h) return;
+    const next = h.waiting.shift();
+    if (next) { next(); return; } // the slot passes straight to the next waiter
+    h.active--;
+    if (h.active === 0) this.hosts.delete(host);
+  }
+}
+
+export function createMirror(options: MirrorOptions): Mirror {
+  const { mirrorDir, http, state } = options;
+  const clock = options.clock ?? Date.now;
+  const maxAttempts = options.maxAttempts ?? 4;
+  const fetchTimeoutMs = options.fetchTimeoutMs ?? 60_000;
+  const limiter = new HostLimiter(options.perHostConcurrency ?? 8);
+  const dirs = new DirectoryCache();
+  const queues = new Map<string, UriQueue>();
+  const running = new Set<Promise<void>>();
+  const sleeps = new Set<() => void>();
+  let closed = false;
+
+  function sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => { clearTimeout(timer); sleeps.delete(done); resolve(); };
+      const timer = setTimeout(done, ms);
+      sleeps.add(done);
+    });
+  }
+
+  function result(change: Change, outcome: ApplyResult['outcome'], extra: Partial<ApplyResult> = {}): ApplyResult {
+    const r: ApplyResult = { uri: change.uri, change: change.change, outcome, ...(change.time ? { time: change.time } : {}), ...extra };
+    return r;
+  }
+
+  function failure(change: Change, err: unknown, path?: string): ApplyResult {
+    const { code, message } = describeError(err);
+    const status = err instanceof MirrorError && typeof err.details.status === 'number' ? err.details.status : undefined;
+    return result(change, 'failed', {
+      error: { code: code ?? 'RSN_FETCH_FAILED', message, ...(status === undefined ? {} : { status }) },
+      ...(path ? { path } : {}),
+    });
+  }
+
+  async function fetchInto(
+    change: Change, path: string, host: string, isSuperseded: () => boolean,
+  ): Promise<{ sha256: string; length: number }> {
+    for (let attempt = 1; ; attempt++) {
+      if (closed) throw new MirrorError('RSN_MIRROR_CLOSED', `mirror closed before ${change.uri} was fetched`, { details: { uri: change.uri } });
+      let outcome: FetchOutcome;
+      let lastError: unknown;
+      await limiter.acquire(host);
+      let holding = true;
+      const release = (): void => { if (holding) { holding = false; limiter.release(host); } };
+      try {
+        const res = await http.stream(change.uri, { timeoutMs: fetchTimeoutMs });
+        if (res.status !== 200) {
+          await res.dump();
+          const retryAfter = headerValue(res.headers, 'retry-after');
+          outcome = { kind: 'status', status: res.status, ...(retryAfter ? { retryAfter } : {}) };
+          lastError = new MirrorError('RSN_HTTP_STATUS', `GET ${change.uri}: HTTP ${res.status}`, { details: { uri: change.uri, status: res.status } });
+        } else {
+          try {
+            const body = await readAhead(res.body, IN_MEMORY_BYTES);
+            // A small body is already in memory: the connection is free again, and the disk work
+            // (open, write, fsync, rename) must not hold the host's fetch slot.
+            if (body.complete) release();
+            return await writeVerified(path, body.chunks, change, dirs);
+          } finally {
+            await res.dump();
+          }
+        }
+      } catch (err) {
+        lastError = err;
+        const code = describeError(err).code;
+        if (err instanceof MirrorError && (err.code === 'RSN_HASH_MISMATCH' || err.code === 'RSN_LENGTH_MISMATCH')) {
+          outcome = { kind: 'integrity', code: err.code };
+        } else if (err instanceof MirrorError || !isTransientNetworkError(code)) {
+          outcome = { kind: 'fatal', code: code ?? 'RSN_FETCH_FAILED' };
+        } else {
+          outcome = { kind: 'network', ...(code ? { code } : {}) };
+        }
+      } finally {
+        release();
+      }
+      const decision = decideRetry(outcome, attempt, clock(), {
+        maxAttempts,
+        ...(options.retryBaseDelayMs === undefined ? {} : { baseDelayMs: options.retryBaseDelayMs }),
+        ...(options.retryMaxDelayMs === undefined ? {} : { maxDelayMs: options.retryMaxDelayMs }),
+      });
+      if (decision.action === 'retry' && !isSuperseded()) {
+        await sleep(decision.delayMs);
+        continue;
+      }
+      if (lastError instanceof MirrorError) throw lastError;
+      throw new MirrorError(decision.action === 'fail' ? (decision.code as 'RSN_FETCH_FAILED') : 'RSN_FETCH_FAILED',
+        `GET ${change.uri} failed after ${attempt} attempt(s): ${describeError(lastError).message}`,
+        { cause: lastError, details: { uri: change.uri, attempts: attempt } });
+    }
+  }
+
+  async function applyOne(change: Change, isSuperseded: () => boolean): Promise<ApplyResult> {
+    let path: string | undefined;
+    try {
+      path = uriToMirrorPath(mirrorDir, change.uri);
+      const key = change.time?.key;
+      if (key !== undefined) {
+        const stored = await state.get(change.uri);
+        // Idempotency: a change no later than the one applied last is a replay.
+        if (stored?.lastChangeKey !== undefined && key <= stored.lastChangeKey) return result(change, 'skipped', { path, skipped: 'replay' });
+      }
+      if (change.change === 'deleted') {
+        await removeFile(path, change.uri);
+        await state.set(change.uri, null);
+        return result(change, 'deleted', { path });
+      }
+      const host = new URL(change.uri).host;
+      const written = await fetchInto(change, path, host, isSuperseded);
+      await state.set(change.uri, { ...(key === undefined ? {} : { lastChangeKey: key }), sha256: written.sha256, length: written.length, path });
+      return result(change, 'written', { path });
+    } catch (err) {
+      return failure(change, err, path);
+    }
+  }
+
+  async function drainQueue(uri: string, queue: UriQueue): Promise<void> {
+    while (queue.jobs.length > 0) {
+      const job = queue.jobs.shift()!;
+      const isSuperseded = (): boolean => queue.jobs.length > 0 && supersedes(queue.jobs[0]!.change, job.change);
+      let r = isSuperseded() ? result(job.change, 'skipped', { skipped: 'superseded' }) : await applyOne(job.change, isSuperseded);
+      // A change that failed because the resource moved on (hash mismatch, 404 after a later delete)
+      // is stale, not broken, when a later change to the URI is already waiting: that one fetches
+      // the current state, so the failure is not reported.
+      if (r.outcome === 'failed' && isSuperseded()) r = result(job.change, 'skipped', { skipped: 'superseded', ...(r.path ? { path: r.path } : {}) });
+      options.onApplied?.(r);
+      job.resolve(r);
+    }
+    queues.delete(uri);
+  }
+
+  function enqueue(change: Change): Promise<ApplyResult> {
+    return new Promise<ApplyResult>((resolve) => {
+      const job: Job = { change, resolve };
+      if (closed) { resolve(failure(change, new MirrorError('RSN_MIRROR_CLOSED', 'mirror closed'))); return; }
+      let queue = queues.get(change.uri);
+      if (queue) { queue.jobs.push(job); return; }
+      queue = { jobs: [job] };
+      queues.set(change.uri, queue);
+      const p = drainQueue(change.uri, queue).finally(() => running.delete(p));
+      running.add(p);
+    });
+  }
+
+  return {
+    apply(changes) {
+      return Promise.all(changes.map(enqueue));
+    },
+    async close() {
+      closed = true;
+      for (const wake of [...sleeps]) wake();
+      while (running.size > 0) await Promise.all([...running]);
+    },
+  };
+}

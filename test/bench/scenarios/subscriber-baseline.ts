@@ -1,0 +1,165 @@
+// Subscriber baseline sync (issue 5): 10,000 resources from a Resource List into a fresh mirror
+// through runBaseline (streamed list, verified fetches, temp file + fsync + rename per resource),
+// next to the raw undici GET ceiling for the same URLs on the same server, same keep-alive and
+// concurrency, bodies read and dropped. Both are measured in this run.
+//
+// The Source is a child process (so its CPU is not charged to the subscriber's event loop): a plain
+// node:http server holding a Resource List and every resource body in memory.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { Agent, request } from 'undici';
+import * as subscriber from '@rsnotify/subscriber';
+import type { BenchContext, BenchRow, BenchScenario } from '../types.js';
+
+// The DATA modules as the package re-exports them (subscriber/src/index.ts is wired by the CONTROL
+// side). Looked up at run time so that, until they are exported, only this scenario fails and the
+// bench runner (which imports every scenario file) keeps working.
+interface DataApi {
+  createHttpGetter(o: { allowPrivateNetworks: boolean; perHostConcurrency?: number }): { close(): Promise<void> };
+  createMirror(o: { mirrorDir: string; http: unknown; perHostConcurrency?: number; state: {
+    get(uri: string): Promise<undefined | object>; set(uri: string, s: object | null): Promise<void> } }): { close(): Promise<void> };
+  runBaseline(url: string, http: unknown, mirror: unknown): Promise<{ resources: number; written: number; failed: { error?: { code: string } }[] }>;
+}
+
+function dataApi(): DataApi {
+  const api = subscriber as unknown as Partial<DataApi>;
+  if (!api.runBaseline || !api.createMirror || !api.createHttpGetter) {
+    throw new Error('@rsnotify/subscriber does not export runBaseline, createMirror and createHttpGetter yet');
+  }
+  return api as DataApi;
+}
+
+const CONCURRENCY = 8;
+
+// Runs in the child (plain JavaScript, no build). Bodies are 200..1200 bytes, deterministic.
+const SOURCE_JS = String.raw`
+import { createServer } from 'node:http';
+import { createHash } from 'node:crypto';
+const count = Number(process.env.COUNT);
+const bodies = [];
+let list = '';
+const server = createServer((req, res) => {
+  if (req.url === '/resourcelist.xml') {
+    res.writeHead(200, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(list) });
+    res.end(list);
+    return;
+  }
+  const m = /^\/resources\/(\d+)$/.exec(req.url ?? '');
+  const body = m ? bodies[Number(m[1])] : undefined;
+  if (!body) { res.writeHead(404, { 'content-length': 0 }).end(); return; }
+  res.writeHead(200, { 'content-type': 'text/plain', 'content-length': body.length });
+  res.end(body);
+});
+server.keepAliveTimeout = 60000;
+server.listen(0, '127.0.0.1', () => {
+  const base = 'http://127.0.0.1:' + server.address().port;
+  const parts = ['<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">',
+    '<rs:ln rel="up" href="' + base + '/capabilitylist.xml"/>', '<rs:md capability="resourcelist" at="2026-01-01T00:00:00Z"/>'];
+  for (let i = 0; i < count; i++) {
+    const size = 200 + ((i * 7919) % 1000);
+    const body = Buffer.alloc(size, 'resource ' + i + ' ');
+    bodies.push(body);
+    const md5 = createHash('md5').update(body).digest('hex');
+    const sha = createHash('sha256').update(body).digest('hex');
+    parts.push('<url><loc>' + base + '/resources/' + i + '</loc><rs:md hash="md5:' + md5 + ' sha-256:' + sha + '" length="' + size + '"/></url>');
+  }
+  parts.push('</urlset>');
+  list = parts.join('\n');
+  process.stdout.write(JSON.stringify({ base }) + '\n');
+});
+process.on('SIGTERM', () => { server.closeAllConnections(); server.close(() => process.exit(0)); });
+`;
+
+async function startSource(count: number): Promise<{ base: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', SOURCE_JS], { env: { ...process.env, COUNT: String(count) }, stdio: ['ignore', 'pipe', 'inherit'] });
+  let buf = '';
+  const base = await new Promise<string>((resolve, reject) => {
+    child.on('exit', (code) => reject(new Error(`bench Source exited with ${code}`)));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buf += chunk.toString();
+      const nl = buf.indexOf('\n');
+      if (nl >= 0) resolve((JSON.parse(buf.slice(0, nl)) as { base: string }).base);
+    });
+  });
+  return { base, child };
+}
+
+/** The ceiling: the same GETs over one keep-alive Agent, `CONCURRENCY` in flight, bodies read and dropped. */
+async function rawGets(urls: readonly string[]): Promise<number> {
+  const agent = new Agent({ connections: CONCURRENCY, pipelining: 1, keepAliveTimeout: 60_000 });
+  let next = 0;
+  let bytes = 0;
+  const worker = async (): Promise<void> => {
+    while (next < urls.length) {
+      const url = urls[next++]!;
+      const res = await request(url, { dispatcher: agent });
+      if (res.statusCode !== 200) throw new Error(`GET ${url}: ${res.statusCode}`);
+      for await (const chunk of res.body) bytes += (chunk as Buffer).length;
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  await agent.close();
+  if (bytes === 0) throw new Error('no bytes read');
+  return urls.length / seconds;
+}
+
+async function baseline(base: string, mirrorDir: string, expected: number): Promise<number> {
+  const { createHttpGetter, createMirror, runBaseline } = dataApi();
+  const http = createHttpGetter({ allowPrivateNetworks: true, perHostConcurrency: CONCURRENCY });
+  // The resource state lives in memory here (CONTROL keeps it in SQLite); the mirror sees only the interface.
+  const rows = new Map<string, object>();
+  const mirror = createMirror({
+    mirrorDir, http, perHostConcurrency: CONCURRENCY,
+    state: { get: async (uri) => rows.get(uri), set: async (uri, s) => { if (s) rows.set(uri, s); else rows.delete(uri); } },
+  });
+  try {
+    const started = performance.now();
+    const r = await runBaseline(`${base}/resourcelist.xml`, http, mirror);
+    const seconds = (performance.now() - started) / 1000;
+    if (r.resources !== expected || r.written !== expected || r.failed.length > 0) {
+      throw new Error(`baseline incomplete: ${r.written}/${r.resources} written, ${r.failed.length} failed (${r.failed[0]?.error?.code ?? ''})`);
+    }
+    return r.resources / seconds;
+  } finally {
+    await mirror.close();
+    await http.close();
+  }
+}
+
+const scenario: BenchScenario = {
+  name: 'subscriber-baseline',
+  async run(ctx: BenchContext): Promise<BenchRow[]> {
+    const count = Math.max(200, Math.round(10_000 * ctx.scale));
+    dataApi(); // fail before starting anything when the package does not export the DATA modules
+    const { base, child } = await startSource(count);
+    try {
+      const urls = Array.from({ length: count }, (_, i) => `${base}/resources/${i}`);
+      await rawGets(urls.slice(0, Math.min(1_000, count))); // warm-up (JIT, sockets)
+      const ceiling = await rawGets(urls);
+      ctx.log(`raw undici GET ceiling: ${ceiling.toFixed(0)} resources/s`);
+      const mirrorDir = join(ctx.tmpDir, 'mirror');
+      await mkdir(mirrorDir);
+      const rate = await baseline(base, mirrorDir, count);
+      ctx.log(`runBaseline: ${rate.toFixed(0)} resources/s`);
+      return [{
+        scenario: 'subscriber baseline',
+        figure: `baseline sync of ${count.toLocaleString('en-US')} resources (runBaseline -> verified atomic files)`,
+        value: rate,
+        unit: 'resources/s',
+        baseline: { label: 'raw undici GET, bodies dropped', value: ceiling, unit: 'resources/s' },
+        ratio: rate / ceiling,
+        target: 'as close to the GET ceiling as fsync allows',
+        note: `${CONCURRENCY} connections, keep-alive; every file fsync'd and renamed; md5 + sha-256 + length verified`,
+      }];
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit').catch(() => undefined);
+    }
+  },
+};
+
+export default scenario;
