@@ -155,7 +155,11 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
 
   await stopSignal;
   await producer;
-  sim.faults && Object.assign(sim.faults, { dropProbability: 0, reorderProbability: 0, duplicateProbability: 0 });
+  Object.assign(sim.faults, { dropProbability: 0, reorderProbability: 0, duplicateProbability: 0 });
+  // A dropped last notification would leave no later `from` to reveal the gap: end with a clean one.
+  await sim.changeBatch(1);
+  counters.changesPublished += 1;
+  counters.notificationsPosted++;
   await sim.flush();
   progress.finish(formatProgress(counters, Date.now() - started));
   say('changes stopped; waiting for the mirror to converge ...');

@@ -1,0 +1,117 @@
+// Fault switches and the pure decisions over them. Every switch can be flipped at run time through
+// `sim.faults.<name> = ...`; probabilities are drawn from seeded RNG streams and counts are consumed
+// one per notification (or request, or change), so a run with the same seed and settings repeats.
+
+export interface Faults {
+  /** Probability that a notification is not posted (its changes still reach the Change Lists). */
+  dropProbability: number;
+  /** Count: the next N notifications are not posted. */
+  dropNext: number;
+  /** Probability that a notification is held back by `delayMs`; later ones overtake it. */
+  delayProbability: number;
+  delayMs: number;
+  /** Probability that a notification is swapped with the one made after it. */
+  reorderProbability: number;
+  /** Probability that a notification is posted twice. */
+  duplicateProbability: number;
+  /** Changes become visible in the Change Lists only this many ms after they were made. */
+  changeListLagMs: number;
+  /** Probability that a request is answered 500. */
+  serverErrorProbability: number;
+  /** Count: the next N requests are answered 500. */
+  serverErrorNext: number;
+  /** Which requests the 500 and slow faults hit. */
+  serverErrorScope: 'all' | 'resources' | 'documents';
+  /** Probability that a response is held back by `slowMs`. */
+  slowProbability: number;
+  slowMs: number;
+  /** Probability that a created/updated resource is then served with other bytes than listed. */
+  corruptProbability: number;
+  /** Count: the next N created/updated resources are served corrupted. */
+  corruptNext: number;
+  /** '1.0': lastmod is the change time, no datetime, deletes carry no time (RC-25). */
+  specVersion: '1.0' | '1.1';
+}
+
+/**
+ * All switches off. The object is sealed: assigning a misspelt switch (`Object.assign(sim.faults,
+ * { dropRate: 1 })`) throws instead of silently doing nothing.
+ */
+export function defaultFaults(specVersion: '1.0' | '1.1' = '1.1'): Faults {
+  return Object.seal({
+    dropProbability: 0, dropNext: 0, delayProbability: 0, delayMs: 500, reorderProbability: 0, duplicateProbability: 0,
+    changeListLagMs: 0, serverErrorProbability: 0, serverErrorNext: 0, serverErrorScope: 'all', slowProbability: 0,
+    slowMs: 1000, corruptProbability: 0, corruptNext: 0, specVersion,
+  });
+}
+
+/** Every notification fault off, serving and content faults off; spec version kept. */
+export function clearFaults(faults: Faults): void {
+  Object.assign(faults, defaultFaults(faults.specVersion));
+}
+
+/** Checks and copies a partial set of switches (from JSON or the CLI) onto `faults`. */
+export function updateFaults(faults: Faults, patch: Record<string, unknown>): void {
+  const template = defaultFaults();
+  for (const [key, value] of Object.entries(patch)) {
+    if (!(key in template)) throw new RangeError(`unknown fault switch ${JSON.stringify(key)}`);
+    const k = key as keyof Faults;
+    if (k === 'specVersion') {
+      if (value !== '1.0' && value !== '1.1') throw new RangeError('specVersion must be "1.0" or "1.1"');
+      faults.specVersion = value;
+    } else if (k === 'serverErrorScope') {
+      if (value !== 'all' && value !== 'resources' && value !== 'documents') throw new RangeError('serverErrorScope must be all|resources|documents');
+      faults.serverErrorScope = value;
+    } else {
+      const n = Number(value);
+      if (!Number.isFinite(n) || n < 0) throw new RangeError(`fault ${key} must be a number >= 0`);
+      if (key.endsWith('Probability') && n > 1) throw new RangeError(`fault ${key} is a probability (0..1)`);
+      (faults as unknown as Record<string, number>)[k] = n;
+    }
+  }
+}
+
+type Chance = (p: number) => boolean;
+
+export interface NotificationFate {
+  readonly drop: boolean;
+  readonly delayMs: number;
+  readonly reorder: boolean;
+  readonly duplicate: boolean;
+}
+
+/** What happens to the next notification; `dropNext` is the count left afterwards. */
+export function decideNotificationFate(faults: Readonly<Faults>, chance: Chance): { fate: NotificationFate; dropNext: number } {
+  if (faults.dropNext > 0) {
+    return { fate: { drop: true, delayMs: 0, reorder: false, duplicate: false }, dropNext: faults.dropNext - 1 };
+  }
+  const drop = chance(faults.dropProbability);
+  const delayMs = chance(faults.delayProbability) ? faults.delayMs : 0;
+  const reorder = chance(faults.reorderProbability);
+  const duplicate = chance(faults.duplicateProbability);
+  return { fate: { drop, delayMs, reorder, duplicate }, dropNext: 0 };
+}
+
+export type RequestKind = 'resource' | 'document';
+
+export interface RequestFate {
+  readonly serverError: boolean;
+  readonly delayMs: number;
+}
+
+/** What happens to the next request of this kind; `serverErrorNext` is the count left afterwards. */
+export function decideRequestFate(faults: Readonly<Faults>, kind: RequestKind, chance: Chance): { fate: RequestFate; serverErrorNext: number } {
+  const inScope = faults.serverErrorScope === 'all' || (faults.serverErrorScope === 'resources') === (kind === 'resource');
+  if (!inScope) return { fate: { serverError: false, delayMs: 0 }, serverErrorNext: faults.serverErrorNext };
+  let next = faults.serverErrorNext;
+  let serverError = false;
+  if (next > 0) { serverError = true; next--; } else serverError = chance(faults.serverErrorProbability);
+  const delayMs = chance(faults.slowProbability) ? faults.slowMs : 0;
+  return { fate: { serverError, delayMs }, serverErrorNext: next };
+}
+
+/** Whether the next created/updated resource is served corrupted; `corruptNext` is the count left. */
+export function decideCorruption(faults: Readonly<Faults>, chance: Chance): { corrupt: boolean; corruptNext: number } {
+  if (faults.corruptNext > 0) return { corrupt: true, corruptNext: faults.corruptNext - 1 };
+  return { corrupt: chance(faults.corruptProbability), corruptNext: 0 };
+}
