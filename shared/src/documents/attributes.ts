@@ -33,9 +33,18 @@ function where(element: string, attribute: string, ctx: AttributeContext): strin
   return `<${element}> @${attribute}${entry} (line ${ctx.line})`;
 }
 
+// Change List entries usually carry the same instant in <lastmod> and @datetime: remember the last
+// value so the second one costs a string compare. DateTime objects are immutable, so sharing is safe.
+let lastText: string | undefined;
+let lastValue: DateTime | undefined;
+
 export function readDateTime(value: string, element: string, attribute: string | undefined, ctx: AttributeContext): DateTime {
+  if (value === lastText) return lastValue!;
   try {
-    return parseDateTime(value);
+    const parsed = parseDateTime(value);
+    lastText = value;
+    lastValue = parsed;
+    return parsed;
   } catch (err) {
     const place = attribute === undefined ? `<${element}>${ctx.entry === undefined ? '' : ` of entry ${ctx.entry}`} (line ${ctx.line})` : where(element, attribute, ctx);
     throw new DocumentError('RS_BAD_DATETIME', `not a W3C datetime in ${place}: ${JSON.stringify(value)}`, {

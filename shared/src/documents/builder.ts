@@ -104,7 +104,7 @@ export class DocumentBuilder implements XmlHandler {
       } else if (isSitemapElement(tag) && (tag.local === 'url' || tag.local === 'sitemap')) {
         this.sendHeader();
         this.entry = { line, links: [] };
-        if (Object.keys(tag.attributes).length > 0) this.entry.extraAttributes = allAttributes(tag);
+        for (const _ in tag.attributes) { this.entry.extraAttributes = allAttributes(tag); break; }
       } else {
         this.startCapture(tag, (this.extraElements ??= []));
       }
@@ -112,14 +112,13 @@ export class DocumentBuilder implements XmlHandler {
     }
     const entry = this.entry;
     if (depth === 2 && entry) {
-      const ctx = this.context(line, this.entryCount);
       if (isSitemapElement(tag) && (tag.local === 'loc' || tag.local === 'lastmod' || tag.local === 'changefreq') && entry[tag.local] === undefined) {
         this.textField = tag.local;
         this.textBuffer = '';
       } else if (isRs(tag, 'md') && entry.md === undefined) {
-        entry.md = readMetadata(tag, ctx);
+        entry.md = readMetadata(tag, this.context(line, this.entryCount));
       } else if (isRs(tag, 'ln')) {
-        entry.links.push(readLink(tag, ctx));
+        entry.links.push(readLink(tag, this.context(line, this.entryCount)));
       } else {
         this.startCapture(tag, (entry.extraElements ??= []));
       }
