@@ -1,4 +1,190 @@
 #!/usr/bin/env node
-// rsnotify-hub command line (filled by the hub issue).
-console.error('rsnotify-hub: not implemented yet');
-process.exit(2);
+// rsnotify-hub: `serve` runs the hub; `source add|list|remove` and `subscriptions` administer its
+// database directly (they work while the hub runs: SQLite WAL allows a second connection).
+// Every serve flag is also an RSNOTIFY_HUB_* environment variable and a key of the --config file;
+// precedence: flag > environment > config file > default.
+import { readFileSync, realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Command, Option } from 'commander';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { describeError, normaliseTopicUrl } from '@rsnotify/shared';
+import { startHub } from './hub.js';
+import { hubOptionsSchema, type HubOptions } from './config.js';
+import { openSqliteRepository } from './store/index.js';
+import { TenantDirectory } from './tenants/index.js';
+
+const DEFAULT_DB = './data/hub.db';
+
+type Kind = 'string' | 'int' | 'bool';
+interface FlagSpec { readonly flag: string; readonly key: string; readonly env: string; readonly kind: Kind; readonly help: string }
+
+const SERVE_FLAGS: readonly FlagSpec[] = [
+  { flag: '--host <host>', key: 'host', env: 'HOST', kind: 'string', help: 'address to listen on (default 127.0.0.1)' },
+  { flag: '--port <port>', key: 'port', env: 'PORT', kind: 'int', help: 'port to listen on, 0 for an ephemeral one (default 8080)' },
+  { flag: '--public-url <url>', key: 'publicUrl', env: 'PUBLIC_URL', kind: 'string', help: 'hub URL advertised to Sources and sent as rel=hub; the endpoint is served at its path (default http://HOST:PORT/hub)' },
+  { flag: '--db <file>', key: 'dbFile', env: 'DB', kind: 'string', help: `SQLite database file (default ${DEFAULT_DB})` },
+  { flag: '--open-publishing', key: 'openPublishing', env: 'OPEN_PUBLISHING', kind: 'bool', help: 'accept publishing to any topic without a token (development only)' },
+  { flag: '--allow-private-networks', key: 'allowPrivateNetworks', env: 'ALLOW_PRIVATE_NETWORKS', kind: 'bool', help: 'allow loopback and private callback and topic addresses' },
+  { flag: '--lease-min <seconds>', key: 'leaseMinSeconds', env: 'LEASE_MIN', kind: 'int', help: 'shortest lease granted (default 300)' },
+  { flag: '--lease-default <seconds>', key: 'leaseDefaultSeconds', env: 'LEASE_DEFAULT', kind: 'int', help: 'lease when none is requested (default 864000)' },
+  { flag: '--lease-max <seconds>', key: 'leaseMaxSeconds', env: 'LEASE_MAX', kind: 'int', help: 'longest lease granted (default 2678400)' },
+  { flag: '--retry-initial-ms <ms>', key: 'retry.initialDelayMs', env: 'RETRY_INITIAL_MS', kind: 'int', help: 'first delivery retry delay (default 1000)' },
+  { flag: '--retry-max-ms <ms>', key: 'retry.maxDelayMs', env: 'RETRY_MAX_MS', kind: 'int', help: 'longest delay between retries (default 300000)' },
+  { flag: '--retry-max-age-ms <ms>', key: 'retry.maxAgeMs', env: 'RETRY_MAX_AGE_MS', kind: 'int', help: 'give a notification up after failing this long (default 86400000)' },
+  { flag: '--request-timeout-ms <ms>', key: 'requestTimeoutMs', env: 'REQUEST_TIMEOUT_MS', kind: 'int', help: 'timeout of each outbound request (default 10000)' },
+  { flag: '--max-body-bytes <bytes>', key: 'maxBodyBytes', env: 'MAX_BODY_BYTES', kind: 'int', help: 'largest accepted notification, 413 above (default 16777216)' },
+  { flag: '--max-in-flight <n>', key: 'maxInFlight', env: 'MAX_IN_FLIGHT', kind: 'int', help: 'deliveries in flight at once (default 256)' },
+  { flag: '--no-check-topics', key: 'checkTopics', env: 'CHECK_TOPICS', kind: 'bool', help: 'do not HEAD topic URIs for RT-2 conformance after accepting' },
+  { flag: '--log-level <level>', key: 'logLevel', env: 'LOG_LEVEL', kind: 'string', help: 'fatal|error|warn|info|debug|trace|silent (default info)' },
+];
+
+class UsageError extends Error {}
+
+function convert(spec: FlagSpec, raw: unknown, where: string): unknown {
+  if (raw === undefined) return undefined;
+  if (spec.kind === 'bool') {
+    if (typeof raw === 'boolean') return raw;
+    const s = String(raw).toLowerCase();
+    if (['1', 'true', 'yes', 'on'].includes(s)) return true;
+    if (['0', 'false', 'no', 'off', ''].includes(s)) return false;
+    throw new UsageError(`${where}: ${spec.key} must be true or false`);
+  }
+  if (spec.kind === 'int') {
+    const s = String(raw);
+    if (!/^\d+$/.test(s)) throw new UsageError(`${where}: ${spec.key} must be a non-negative integer, not ${JSON.stringify(s)}`);
+    return Number(s);
+  }
+  return String(raw);
+}
+
+function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const [head, tail] = path.split('.') as [string, string | undefined];
+  if (tail === undefined) { target[head] = value; return; }
+  const inner = (target[head] ??= {}) as Record<string, unknown>;
+  inner[tail] = value;
+}
+
+function readConfigFile(file: string): Record<string, unknown> {
+  let text: string;
+  try { text = readFileSync(file, 'utf8'); } catch (err) { throw new UsageError(`cannot read config file ${file}: ${describeError(err).message}`); }
+  const data = parseYaml(text) as unknown; // YAML is a superset of JSON
+  const parsed = hubOptionsSchema.partial().safeParse(data ?? {});
+  if (!parsed.success) throw new UsageError(`config file ${file} is invalid:\n${z.prettifyError(parsed.error)}`);
+  return parsed.data as Record<string, unknown>;
+}
+
+/** Flag > RSNOTIFY_HUB_* > config file > default. */
+export function serveOptions(cli: Record<string, unknown>, env: NodeJS.ProcessEnv, sources: (key: string) => string | undefined): HubOptions {
+  const merged: Record<string, unknown> = cli.config ? readConfigFile(String(cli.config)) : {};
+  for (const spec of SERVE_FLAGS) {
+    const attr = spec.flag.replace(/^--(no-)?/, '').split(' ')[0]!.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+    const fromCli = sources(attr) === 'cli' ? convert(spec, cli[attr], `--${attr}`) : undefined;
+    const fromEnv = convert(spec, env[`RSNOTIFY_HUB_${spec.env}`], `RSNOTIFY_HUB_${spec.env}`);
+    const value = fromCli ?? fromEnv;
+    if (value !== undefined) setPath(merged, spec.key, value);
+  }
+  merged.dbFile ??= DEFAULT_DB;
+  const parsed = hubOptionsSchema.safeParse(merged);
+  if (!parsed.success) throw new UsageError(`invalid options:\n${z.prettifyError(parsed.error)}`);
+  return parsed.data as HubOptions;
+}
+
+function printJson(line: Record<string, unknown>): void {
+  process.stdout.write(`${JSON.stringify(line)}\n`);
+}
+
+async function serve(opts: Record<string, unknown>, cmd: Command): Promise<void> {
+  const options = serveOptions(opts, process.env, (k) => cmd.getOptionValueSource(k));
+  const hub = await startHub(options);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    void hub.close().then(() => process.exit(0), (err: unknown) => {
+      process.stderr.write(`rsnotify-hub: error while stopping on ${signal}: ${describeError(err).message}\n`);
+      process.exit(1);
+    });
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+function openDirectory(db: string | undefined) {
+  const store = openSqliteRepository(db ?? process.env.RSNOTIFY_HUB_DB ?? DEFAULT_DB);
+  return { store, tenants: new TenantDirectory(store) };
+}
+
+export function buildProgram(): Command {
+  const program = new Command('rsnotify-hub')
+    .description('Multi-tenant WebSub hub for ResourceSync Change Notification')
+    .showHelpAfterError();
+
+  const serveCmd = program.command('serve').description('run the hub').option('--config <file>', 'JSON or YAML config file (keys as in HubOptions)');
+  for (const spec of SERVE_FLAGS) serveCmd.addOption(new Option(spec.flag, `${spec.help} [env RSNOTIFY_HUB_${spec.env}]`));
+  serveCmd.action(serve);
+
+  const source = program.command('source').description('manage Sources (publishers) and their tokens');
+  source.command('add <name>')
+    .description('register a Source; prints its publish token ONCE (only a hash is stored)')
+    .requiredOption('--topic-prefix <url...>', 'topic URL prefixes the Source owns')
+    .option('--allow-callback <prefix...>', 'only callbacks starting with one of these may subscribe (others are denied, WH-14)')
+    .option('--db <file>', `SQLite database file (default ${DEFAULT_DB})`)
+    .action(async (name: string, o: { topicPrefix: string[]; allowCallback?: string[]; db?: string }) => {
+      const { store, tenants } = openDirectory(o.db);
+      try {
+        const { token, source: s } = await tenants.addSource(name, o.topicPrefix, o.allowCallback ?? []);
+        printJson({ event: 'source.added', name: s.name, topicPrefixes: s.topicPrefixes, allowCallbacks: s.callbackPrefixes, token });
+        process.stderr.write(`Source ${s.name} registered. Its publish token (shown only now; send it as "Authorization: Bearer <token>"):\n${token}\n`);
+      } finally { store.close(); }
+    });
+  source.command('list').description('list registered Sources').option('--db <file>', 'SQLite database file').option('--json', 'one JSON line per Source')
+    .action(async (o: { db?: string; json?: boolean }) => {
+      const { store, tenants } = openDirectory(o.db);
+      try {
+        for (const s of await tenants.sources()) {
+          if (o.json) printJson({ name: s.name, topicPrefixes: s.topicPrefixes, allowCallbacks: s.callbackPrefixes, createdAt: new Date(s.createdAt).toISOString() });
+          else process.stdout.write(`${s.name}\t${s.topicPrefixes.join(' ')}${s.callbackPrefixes.length ? `\tcallbacks: ${s.callbackPrefixes.join(' ')}` : ''}\n`);
+        }
+      } finally { store.close(); }
+    });
+  source.command('remove <name>').description('remove a Source (its token stops working)').option('--db <file>', 'SQLite database file')
+    .action(async (name: string, o: { db?: string }) => {
+      const { store, tenants } = openDirectory(o.db);
+      try {
+        const removed = await tenants.removeSource(name);
+        printJson({ event: removed ? 'source.removed' : 'source.not_found', name });
+        if (!removed) process.exitCode = 1;
+      } finally { store.close(); }
+    });
+
+  program.command('subscriptions').description('list subscriptions (one JSON line each)')
+    .option('--topic <url>', 'only this topic').option('--db <file>', 'SQLite database file')
+    .action(async (o: { topic?: string; db?: string }) => {
+      const { store } = openDirectory(o.db);
+      try {
+        const now = Date.now();
+        for (const s of await store.listSubscriptions(o.topic ? { topicUrl: normaliseTopicUrl(o.topic) } : {})) {
+          printJson({
+            topic: s.topicAsGiven, callback: s.callback, state: s.leaseExpiresAt > now ? 'active' : 'expired',
+            leaseExpiresAt: new Date(s.leaseExpiresAt).toISOString(), signed: s.secret !== undefined, deliveredSeq: s.deliveredSeq,
+            attempts: s.attempts, lastStatus: s.lastStatus, lastError: s.lastError,
+          });
+        }
+      } finally { store.close(); }
+    });
+  return program;
+}
+
+function isMainModule(): boolean {
+  // Compared through realpath so a bin symlink (`rsnotify-hub` -> dist/cli.js) counts as running it.
+  if (process.argv[1] === undefined) return false;
+  try { return realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url)); } catch { return false; }
+}
+const isMain = isMainModule();
+if (isMain) {
+  buildProgram().parseAsync(process.argv).catch((err: unknown) => {
+    process.stderr.write(`rsnotify-hub: ${err instanceof UsageError ? err.message : describeError(err).message}\n`);
+    process.exit(2);
+  });
+}

@@ -1,4 +1,151 @@
 #!/usr/bin/env node
-// rsnotify-subscriber command line (filled by the subscriber issue).
-console.error('rsnotify-subscriber: not implemented yet');
-process.exit(2);
+// rsnotify-subscriber: run the daemon, or inspect and operate it (status, discover, sync, audit,
+// unsubscribe). Logs are JSON lines on stdout; human output of the one-shot commands goes to stdout
+// too, errors to stderr. Exit codes: 0 ok, 1 failure (audit: not in sync), 2 usage/config error.
+import { Command } from 'commander';
+import { describeError } from '@rsnotify/shared';
+import { loadConfigFile, type ResolvedConfig } from './config.js';
+import { describeAudit } from './audit/index.js';
+import { discoverSource, pageFetcherFrom } from './discovery/index.js';
+import { createHttpGetter } from './mirror/index.js';
+import { createLogger } from './observability/index.js';
+import { auditSource, readStatus, startSubscriber, syncSource, unsubscribeSource } from './service.js';
+import { formatStatus } from './status/index.js';
+
+const DEFAULT_CONFIG = process.env.RSNOTIFY_SUBSCRIBER_CONFIG ?? '/etc/rsnotify/subscriber.yaml';
+
+async function config(file: string | undefined): Promise<ResolvedConfig> {
+  return loadConfigFile(file ?? DEFAULT_CONFIG);
+}
+
+function fail(err: unknown, code = 1): never {
+  const e = describeError(err);
+  process.stderr.write(`rsnotify-subscriber: ${e.code ? `${e.code}: ` : ''}${e.message}\n`);
+  process.exit(e.code === 'RSN_CONFIG_INVALID' ? 2 : code);
+}
+
+const program = new Command();
+program.name('rsnotify-subscriber').description('Mirror ResourceSync Sources from their change notifications (WebSub)');
+
+program
+  .command('run')
+  .description('run the daemon: discover, subscribe, receive, order, catch up, mirror')
+  .option('-c, --config <file>', 'YAML or JSON config', DEFAULT_CONFIG)
+  .action(async (opts: { config: string }) => {
+    const cfg = await config(opts.config).catch((err) => fail(err));
+    const logger = createLogger(cfg.logLevel);
+    let sub: Awaited<ReturnType<typeof startSubscriber>>;
+    try {
+      sub = await startSubscriber(cfg, { logger });
+    } catch (err) {
+      logger.fatal({ event: 'subscriber.start_failed', ...describeError(err) }, 'subscriber.start_failed');
+      logger.flush();
+      process.exit(1);
+    }
+    let stopping = false;
+    const stop = (signal: string): void => {
+      if (stopping) return;
+      stopping = true;
+      logger.info({ event: 'subscriber.stopping', signal }, 'subscriber.stopping');
+      // SIGTERM: stop taking deliveries, finish (or persist) the step in flight, close the store.
+      sub.close().then(
+        () => { logger.flush(); process.exit(0); },
+        (err) => { logger.error({ event: 'subscriber.stop_failed', ...describeError(err) }, 'subscriber.stop_failed'); logger.flush(); process.exit(1); },
+      );
+    };
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
+  });
+
+program
+  .command('status')
+  .description('per source: hub, topic, lease expiry, syncedUntil, lag, buffered notifications, errors')
+  .option('-c, --config <file>', 'YAML or JSON config', DEFAULT_CONFIG)
+  .option('--json', 'print JSON')
+  .action(async (opts: { config: string; json?: boolean }) => {
+    try {
+      const statuses = await readStatus(await config(opts.config));
+      process.stdout.write(opts.json ? `${JSON.stringify(statuses, null, 2)}\n` : formatStatus(statuses));
+    } catch (err) {
+      fail(err);
+    }
+  });
+
+program
+  .command('discover')
+  .description('find the Capability List and change-notification channel of a Source, and say how')
+  .argument('<url>', 'any URL of the Source')
+  .option('--allow-private-networks', 'allow loopback and private addresses')
+  .option('--json', 'print JSON')
+  .action(async (url: string, opts: { allowPrivateNetworks?: boolean; json?: boolean }) => {
+    const http = createHttpGetter({ allowPrivateNetworks: opts.allowPrivateNetworks ?? false });
+    try {
+      const d = await discoverSource(url, pageFetcherFrom(http));
+      if (opts.json) {
+        process.stdout.write(`${JSON.stringify(d, null, 2)}\n`);
+      } else {
+        const lines = d.steps.map((s) => `  ${s.url}\n    ${s.note}`);
+        lines.push('', `route:            ${d.route}`, `capability list:  ${d.capabilityListUrl}`);
+        if (d.sourceDescriptionUrl) lines.push(`source desc.:     ${d.sourceDescriptionUrl}`);
+        lines.push(`resource list:    ${d.resourceListUrl ?? '(none)'}`, `change list:      ${d.changeListUrl ?? '(none)'}`, `mode:             ${d.mode}`);
+        if (d.channel) lines.push(`topic (hub.topic): ${d.channel.topic}`, `hub:              ${d.channel.hub}  (from ${d.channel.via})`);
+        process.stdout.write(`${lines.join('\n')}\n`);
+      }
+    } catch (err) {
+      const e = err as { details?: { steps?: { url: string; note: string }[] } };
+      for (const s of e.details?.steps ?? []) process.stderr.write(`  ${s.url}\n    ${s.note}\n`);
+      fail(err);
+    } finally {
+      await http.close();
+    }
+  });
+
+program
+  .command('sync')
+  .description('one catch-up (or the baseline, without a position yet) without the hub')
+  .argument('<name>', 'source name')
+  .option('-c, --config <file>', 'YAML or JSON config', DEFAULT_CONFIG)
+  .action(async (name: string, opts: { config: string }) => {
+    try {
+      const cfg = await config(opts.config);
+      const r = await syncSource(cfg, name, { logger: createLogger(cfg.logLevel) });
+      process.stdout.write(`${name}: syncedUntil ${r.syncedUntil ?? '(none)'}\n`);
+    } catch (err) {
+      fail(err);
+    }
+  });
+
+program
+  .command('audit')
+  .description("compare the mirror with the Source's Resource List; exit 0 only when in sync")
+  .argument('<name>', 'source name')
+  .option('-c, --config <file>', 'YAML or JSON config', DEFAULT_CONFIG)
+  .option('--json', 'print JSON')
+  .action(async (name: string, opts: { config: string; json?: boolean }) => {
+    try {
+      const cfg = await config(opts.config);
+      const report = await auditSource(cfg, name, { logger: createLogger('warn') });
+      process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${describeAudit(report)}\n`);
+      process.exitCode = report.inSync ? 0 : 1;
+    } catch (err) {
+      fail(err);
+    }
+  });
+
+program
+  .command('unsubscribe')
+  .description('unsubscribe a source at its hub (WS-19); the daemon does not subscribe again until restarted')
+  .argument('<name>', 'source name')
+  .option('-c, --config <file>', 'YAML or JSON config', DEFAULT_CONFIG)
+  .action(async (name: string, opts: { config: string }) => {
+    try {
+      const cfg = await config(opts.config);
+      const r = await unsubscribeSource(cfg, name, { logger: createLogger(cfg.logLevel) });
+      process.stdout.write(`${name}: ${r.requested} subscription(s) unsubscribed at the hub, ${r.confirmed} confirmed\n`);
+      process.exitCode = r.confirmed === r.requested ? 0 : 1;
+    } catch (err) {
+      fail(err);
+    }
+  });
+
+await program.parseAsync(process.argv);

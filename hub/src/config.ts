@@ -1,0 +1,128 @@
+// The hub's options: the programmatic HubOptions (the agreed contract plus optional extras), the
+// validated config-file shape, and their resolution into one HubConfig with every default filled in.
+import { z } from 'zod';
+import { RsnotifyError } from '@rsnotify/shared';
+import { DEFAULT_LEASE_BOUNDS, type LeaseBounds } from './subscriptions/lease.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './delivery/retry-policy.js';
+
+export interface HubOptions {
+  host?: string;
+  port?: number;
+  /** Default http://{host}:{port}/hub; the hub endpoint is served at its path. */
+  publicUrl?: string;
+  dbFile: string;
+  openPublishing?: boolean;
+  allowPrivateNetworks?: boolean;
+  leaseMinSeconds?: number;
+  leaseDefaultSeconds?: number;
+  leaseMaxSeconds?: number;
+  retry?: { initialDelayMs?: number; maxDelayMs?: number; maxAgeMs?: number };
+  logLevel?: string;
+  // Extras beyond the contract (all optional):
+  /** Timeout for each delivery, verification and topic fetch (headers and body), default 10 s. */
+  requestTimeoutMs?: number;
+  /** Largest accepted publish body (413 above), default 16 MiB. */
+  maxBodyBytes?: number;
+  /** Global limit of deliveries in flight, default 256. */
+  maxInFlight?: number;
+  /** Keep-alive connections per callback origin, default 16. */
+  connectionsPerOrigin?: number;
+  /** RT-6: HEAD the topic after accepting a notification (at most every 10 min per topic), default true. */
+  checkTopics?: boolean;
+  /** Delivered notifications are kept this long before pruning, default 1 h. */
+  replayWindowMs?: number;
+}
+
+export interface HubConfig {
+  readonly host: string;
+  readonly port: number;
+  readonly publicUrl: string | undefined;
+  readonly dbFile: string;
+  readonly openPublishing: boolean;
+  readonly allowPrivateNetworks: boolean;
+  readonly leases: LeaseBounds;
+  readonly retry: RetryPolicy;
+  readonly logLevel: string;
+  readonly requestTimeoutMs: number;
+  readonly maxBodyBytes: number;
+  readonly maxInFlight: number;
+  readonly connectionsPerOrigin: number;
+  readonly checkTopics: boolean;
+  readonly replayWindowMs: number;
+}
+
+export class ConfigError extends RsnotifyError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super('RSN_HUB_CONFIG_INVALID', message, { details });
+    this.name = 'ConfigError';
+  }
+}
+
+const positiveInt = z.number().int().positive();
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** What a config file (JSON or YAML) and the CLI flags may set; same names as HubOptions. */
+export const hubOptionsSchema = z.object({
+  host: z.string().min(1).optional(),
+  port: z.number().int().min(0).max(65535).optional(),
+  publicUrl: z.url({ protocol: /^https?$/ }).optional(),
+  dbFile: z.string().min(1),
+  openPublishing: z.boolean().optional(),
+  allowPrivateNetworks: z.boolean().optional(),
+  leaseMinSeconds: positiveInt.optional(),
+  leaseDefaultSeconds: positiveInt.optional(),
+  leaseMaxSeconds: positiveInt.optional(),
+  retry: z.object({
+    initialDelayMs: positiveInt.optional(),
+    maxDelayMs: positiveInt.optional(),
+    maxAgeMs: positiveInt.optional(),
+  }).strict().optional(),
+  logLevel: z.enum(LOG_LEVELS).optional(),
+  requestTimeoutMs: positiveInt.optional(),
+  maxBodyBytes: positiveInt.optional(),
+  maxInFlight: positiveInt.optional(),
+  connectionsPerOrigin: positiveInt.optional(),
+  checkTopics: z.boolean().optional(),
+  replayWindowMs: z.number().int().nonnegative().optional(),
+}).strict();
+
+export function resolveHubConfig(options: HubOptions): HubConfig {
+  const parsed = hubOptionsSchema.safeParse(options);
+  if (!parsed.success) throw new ConfigError(`invalid hub options: ${z.prettifyError(parsed.error)}`);
+  const o = parsed.data;
+  const leases: LeaseBounds = {
+    minSeconds: o.leaseMinSeconds ?? DEFAULT_LEASE_BOUNDS.minSeconds,
+    defaultSeconds: o.leaseDefaultSeconds ?? DEFAULT_LEASE_BOUNDS.defaultSeconds,
+    maxSeconds: o.leaseMaxSeconds ?? DEFAULT_LEASE_BOUNDS.maxSeconds,
+  };
+  if (leases.minSeconds > leases.maxSeconds) throw new ConfigError('lease minimum is above the lease maximum', { ...leases });
+  const retry: RetryPolicy = {
+    initialDelayMs: o.retry?.initialDelayMs ?? DEFAULT_RETRY_POLICY.initialDelayMs,
+    maxDelayMs: o.retry?.maxDelayMs ?? DEFAULT_RETRY_POLICY.maxDelayMs,
+    maxAgeMs: o.retry?.maxAgeMs ?? DEFAULT_RETRY_POLICY.maxAgeMs,
+  };
+  return {
+    host: o.host ?? '127.0.0.1',
+    port: o.port ?? 8080,
+    publicUrl: o.publicUrl,
+    dbFile: o.dbFile,
+    openPublishing: o.openPublishing ?? false,
+    allowPrivateNetworks: o.allowPrivateNetworks ?? false,
+    leases: { ...leases, defaultSeconds: Math.min(leases.maxSeconds, Math.max(leases.minSeconds, leases.defaultSeconds)) },
+    retry: { ...retry, maxDelayMs: Math.max(retry.maxDelayMs, retry.initialDelayMs) },
+    logLevel: o.logLevel ?? 'info',
+    requestTimeoutMs: o.requestTimeoutMs ?? 10_000,
+    maxBodyBytes: o.maxBodyBytes ?? 16 * 1024 * 1024,
+    maxInFlight: o.maxInFlight ?? 256,
+    connectionsPerOrigin: o.connectionsPerOrigin ?? 16,
+    checkTopics: o.checkTopics ?? true,
+    replayWindowMs: o.replayWindowMs ?? 3_600_000,
+  };
+}
+
+/** The endpoint URL once the real port is known. */
+export function resolvePublicUrl(config: HubConfig, port: number): string {
+  if (config.publicUrl) return config.publicUrl;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return `http://${host}:${port}/hub`;
+}

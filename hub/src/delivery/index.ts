@@ -1,0 +1,8 @@
+// delivery/: getting accepted notifications to every subscription, in order, at least once: the
+// scheduler (per-subscription cursors, concurrency, timers), the sender (undici keep-alive POST), the
+// pure outcome classification and retry policy, and the shared body cache.
+export { DeliveryScheduler, type SchedulerDeps } from './scheduler.js';
+export { createSender, deliveryTarget, type DeliveryTarget, type SendDelivery } from './sender.js';
+export { classifyError, classifyStatus, type DeliveryOutcome } from './outcome.js';
+export { backoffDelay, nextStep, DEFAULT_RETRY_POLICY, type NextStep, type RetryPolicy, type RetryState } from './retry-policy.js';
+export { NotificationCache } from './cache.js';

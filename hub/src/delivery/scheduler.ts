@@ -1,0 +1,335 @@
+// The delivery scheduler: one cursor per subscription (design brief "Hub"). A subscription is due
+// when its cursor is behind its topic's last seq and its next attempt time has come. At most one
+// delivery per subscription is in flight, which keeps publish order per subscriber (M-3) and makes a
+// slow callback hold only its own slot; a global limit bounds the total. Cursor moves are written
+// in batches; a crash replays from the last written cursor (at-least-once, promise 1).
+import { signatureHeader } from '@rsnotify/shared';
+import type { Logger } from '../observability/index.js';
+import type { HubMetrics } from '../observability/index.js';
+import type { CursorUpdate, HubRepository, StoredNotification, Subscription } from '../store/index.js';
+import type { NotificationCache } from './cache.js';
+import type { DeliveryOutcome } from './outcome.js';
+import { nextStep, type RetryPolicy } from './retry-policy.js';
+import { deliveryTarget, type DeliveryTarget, type SendDelivery } from './sender.js';
+
+interface TopicState {
+  readonly id: number;
+  lastSeq: number;
+  readonly subs: Map<number, SubState>;
+}
+
+interface SubState {
+  readonly id: number;
+  readonly topic: TopicState;
+  readonly topicUrl: string;
+  readonly callback: string;
+  readonly target: DeliveryTarget;
+  secret: string | undefined;
+  algorithm: Subscription['algorithm'];
+  leaseExpiresAt: number;
+  deliveredSeq: number;
+  attempts: number;
+  firstFailedAt: number | undefined;
+  nextAttemptAt: number;
+  lastStatus: number | undefined;
+  lastError: string | undefined;
+  inFlight: boolean;
+  queued: boolean;
+  removed: boolean;
+  timer: NodeJS.Timeout | undefined;
+}
+
+export interface SchedulerDeps {
+  readonly store: HubRepository;
+  readonly send: SendDelivery;
+  readonly cache: NotificationCache;
+  readonly logger: Logger;
+  readonly metrics: HubMetrics;
+  readonly retry: RetryPolicy;
+  readonly maxInFlight: number;
+  readonly now: () => number;
+  readonly random: () => number;
+  /** How long cursor moves are gathered before one transaction writes them. */
+  readonly flushDelayMs?: number;
+}
+
+export class DeliveryScheduler {
+  private readonly topics = new Map<number, TopicState>();
+  private readonly subs = new Map<number, SubState>();
+  private ready: SubState[] = [];
+  private readyHead = 0;
+  private inFlight = 0;
+  private readonly dirty = new Map<number, CursorUpdate>();
+  private givenUp: CursorUpdate[] = [];
+  private flushTimer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+  private closed = false;
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(private readonly deps: SchedulerDeps) {}
+
+  /** Loads every topic and subscription: pending deliveries resume where the stored cursors are. */
+  async start(): Promise<void> {
+    for (const t of await this.deps.store.listTopics()) this.topic(t.id, t.lastSeq);
+    for (const s of await this.deps.store.listSubscriptions()) this.track(s);
+    for (const sub of this.subs.values()) this.consider(sub);
+    this.pump();
+  }
+
+  /** A notification was committed: wake the topic's subscriptions. */
+  published(n: StoredNotification): void {
+    this.deps.cache.put(n);
+    const topic = this.topic(n.topicId, n.seq);
+    if (n.seq > topic.lastSeq) topic.lastSeq = n.seq;
+    for (const sub of topic.subs.values()) this.consider(sub);
+    this.pump();
+  }
+
+  /** A verified (re-)subscription: new ones start at the topic's end, existing ones keep their cursor (WH-9). */
+  upsert(s: Subscription): void {
+    const existing = this.subs.get(s.id);
+    if (existing) {
+      existing.secret = s.secret;
+      existing.algorithm = s.algorithm;
+      existing.leaseExpiresAt = s.leaseExpiresAt;
+      if (s.deliveredSeq > existing.deliveredSeq) {
+        // The store moved the cursor forward (a renewal after a lapse): skip what was owed to no one.
+        existing.deliveredSeq = s.deliveredSeq;
+        existing.attempts = 0;
+        existing.firstFailedAt = undefined;
+        existing.nextAttemptAt = 0;
+      }
+      this.consider(existing);
+    } else {
+      this.consider(this.track(s));
+    }
+    this.pump();
+  }
+
+  remove(id: number): void {
+    const sub = this.subs.get(id);
+    if (!sub) return;
+    sub.removed = true;
+    if (sub.timer) clearTimeout(sub.timer);
+    sub.timer = undefined;
+    this.subs.delete(id);
+    sub.topic.subs.delete(id);
+    this.dirty.delete(id);
+  }
+
+  /** Notifications accepted but not yet done, summed over subscriptions. */
+  queueDepth(): number {
+    let n = 0;
+    for (const sub of this.subs.values()) n += Math.max(0, sub.topic.lastSeq - sub.deliveredSeq);
+    return n;
+  }
+
+  inFlightCount(): number {
+    return this.inFlight;
+  }
+
+  /** Stops starting deliveries, waits for those in flight (up to graceMs), writes the cursors. */
+  async close(graceMs = 5_000): Promise<void> {
+    this.closed = true;
+    for (const sub of this.subs.values()) { if (sub.timer) clearTimeout(sub.timer); sub.timer = undefined; }
+    if (this.inFlight > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, graceMs);
+        this.idleWaiters.push(() => { clearTimeout(timer); resolve(); });
+      });
+    }
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    await this.flush();
+  }
+
+  private topic(id: number, lastSeqAtLeast: number): TopicState {
+    let t = this.topics.get(id);
+    if (!t) {
+      t = { id, lastSeq: lastSeqAtLeast, subs: new Map() };
+      this.topics.set(id, t);
+    } else if (lastSeqAtLeast > t.lastSeq) {
+      t.lastSeq = lastSeqAtLeast;
+    }
+    return t;
+  }
+
+  private track(s: Subscription): SubState {
+    const topic = this.topic(s.topicId, s.deliveredSeq);
+    const sub: SubState = {
+      id: s.id, topic, topicUrl: s.topicUrl, callback: s.callback, target: deliveryTarget(s.callback),
+      secret: s.secret, algorithm: s.algorithm, leaseExpiresAt: s.leaseExpiresAt, deliveredSeq: s.deliveredSeq,
+      attempts: s.attempts, firstFailedAt: s.firstFailedAt, nextAttemptAt: s.nextAttemptAt, lastStatus: s.lastStatus,
+      lastError: s.lastError, inFlight: false, queued: false, removed: false, timer: undefined,
+    };
+    this.subs.set(s.id, sub);
+    topic.subs.set(s.id, sub);
+    return sub;
+  }
+
+  private consider(sub: SubState): void {
+    if (this.closed || sub.removed || sub.inFlight || sub.queued) return;
+    if (sub.deliveredSeq >= sub.topic.lastSeq) return;
+    const now = this.deps.now();
+    if (sub.leaseExpiresAt <= now) {
+      // WH-13: an expired subscription gets nothing; the expiry sweep deletes its row.
+      this.deps.logger.info({ event: 'subscription.expired', topic: sub.topicUrl, callback: sub.callback }, 'lease expired');
+      this.remove(sub.id);
+      return;
+    }
+    if (sub.nextAttemptAt > now) {
+      if (!sub.timer) {
+        sub.timer = setTimeout(() => { sub.timer = undefined; this.consider(sub); this.pump(); }, sub.nextAttemptAt - now);
+      }
+      return;
+    }
+    sub.queued = true;
+    this.ready.push(sub);
+  }
+
+  private pump(): void {
+    const max = this.deps.maxInFlight;
+    while (!this.closed && this.inFlight < max && this.readyHead < this.ready.length) {
+      const sub = this.ready[this.readyHead++]!;
+      sub.queued = false;
+      if (sub.removed || sub.inFlight || sub.deliveredSeq >= sub.topic.lastSeq) continue;
+      void this.deliver(sub);
+    }
+    if (this.readyHead > 1024 && this.readyHead * 2 > this.ready.length) {
+      this.ready = this.ready.slice(this.readyHead);
+      this.readyHead = 0;
+    } else if (this.readyHead === this.ready.length) {
+      this.ready = [];
+      this.readyHead = 0;
+    }
+  }
+
+  private async deliver(sub: SubState): Promise<void> {
+    sub.inFlight = true;
+    this.inFlight++;
+    const seq = sub.deliveredSeq + 1;
+    let outcome: DeliveryOutcome;
+    let notification: StoredNotification | undefined;
+    try {
+      notification = this.deps.cache.get(sub.topic.id, seq) ?? (await this.deps.store.getNotification(sub.topic.id, seq));
+      if (notification) {
+        // M-4, WH-16, WH-17: the stored Content-Type and Link header, verbatim; WH-18: signed per subscriber.
+        const headers: Record<string, string> = { 'content-type': notification.contentType, link: notification.linkHeader };
+        if (sub.secret !== undefined) headers['x-hub-signature'] = signatureHeader(sub.algorithm, sub.secret, notification.body);
+        outcome = await this.deps.send(sub.target, headers, notification.body);
+      } else {
+        outcome = { kind: 'failed', code: 'RSN_NOTIFICATION_MISSING' };
+      }
+    } catch (err) {
+      outcome = { kind: 'failed', code: (err as { code?: string }).code ?? 'RSN_DELIVERY_ERROR' };
+    }
+    this.inFlight--;
+    sub.inFlight = false;
+    if (!sub.removed) this.complete(sub, seq, notification, outcome);
+    if (this.inFlight === 0 && this.idleWaiters.length > 0) {
+      for (const w of this.idleWaiters.splice(0)) w();
+    }
+    this.consider(sub);
+    this.pump();
+  }
+
+  private complete(sub: SubState, seq: number, n: StoredNotification | undefined, outcome: DeliveryOutcome): void {
+    const now = this.deps.now();
+    const log = this.deps.logger;
+    if (!n) {
+      // The row is gone (pruned by a bug or by hand): nothing can ever deliver it, so say so loudly.
+      log.error({ event: 'delivery.missing_notification', topic: sub.topicUrl, callback: sub.callback, seq }, 'notification row missing');
+      this.giveUp(sub, seq, 'notification missing from the store');
+      return;
+    }
+    const step = nextStep({ attempts: sub.attempts, firstFailedAt: sub.firstFailedAt }, outcome, now, this.deps.random, this.deps.retry);
+    switch (step.kind) {
+      case 'advance':
+        this.deps.metrics.deliveries.inc({ outcome: 'delivered' });
+        this.deps.metrics.deliveryLatency.observe((now - n.receivedAt) / 1000);
+        if (log.isLevelEnabled('debug')) log.debug({ event: 'delivery.succeeded', topic: sub.topicUrl, callback: sub.callback, seq }, 'delivered');
+        sub.deliveredSeq = seq;
+        sub.attempts = 0;
+        sub.firstFailedAt = undefined;
+        sub.nextAttemptAt = 0;
+        sub.lastStatus = outcome.kind === 'delivered' ? outcome.status : undefined;
+        sub.lastError = undefined;
+        this.markDirty(sub);
+        return;
+      case 'retry': {
+        this.deps.metrics.deliveries.inc({ outcome: 'failed' });
+        const failed = outcome.kind === 'failed' ? outcome : undefined;
+        sub.attempts = step.attempts;
+        sub.firstFailedAt = step.firstFailedAt;
+        sub.nextAttemptAt = step.at;
+        sub.lastStatus = failed?.status;
+        sub.lastError = failed?.code;
+        log.info({ event: 'delivery.failed', topic: sub.topicUrl, callback: sub.callback, seq, status: failed?.status, code: failed?.code, attempts: step.attempts, retryInMs: step.at - now }, 'delivery failed; will retry');
+        this.markDirty(sub);
+        return;
+      }
+      case 'give_up':
+        this.giveUp(sub, seq, step.reason);
+        return;
+      case 'end':
+        // WH-19: 410 Gone ends the subscription.
+        this.deps.metrics.deliveries.inc({ outcome: 'gone' });
+        log.info({ event: 'subscription.gone', topic: sub.topicUrl, callback: sub.callback, seq }, 'callback answered 410; subscription ended');
+        this.remove(sub.id);
+        this.deps.store.removeSubscriptionById(sub.id).catch((err: unknown) => {
+          log.error({ event: 'store.error', err, topic: sub.topicUrl, callback: sub.callback }, 'could not delete a gone subscription');
+        });
+        return;
+    }
+  }
+
+  private giveUp(sub: SubState, seq: number, reason: string): void {
+    this.deps.metrics.deliveries.inc({ outcome: 'gave_up' });
+    this.deps.logger.warn({ event: 'delivery.gave_up', topic: sub.topicUrl, callback: sub.callback, seq, reason }, 'delivery given up');
+    sub.deliveredSeq = seq;
+    sub.attempts = 0;
+    sub.firstFailedAt = undefined;
+    sub.nextAttemptAt = 0;
+    this.givenUp.push({ ...this.cursorOf(sub), givenUp: { seq, reason, topicId: sub.topic.id, callback: sub.callback } });
+    this.dirty.delete(sub.id);
+    this.scheduleFlush();
+  }
+
+  private cursorOf(sub: SubState): CursorUpdate {
+    return {
+      subscriptionId: sub.id, deliveredSeq: sub.deliveredSeq, attempts: sub.attempts, nextAttemptAt: sub.nextAttemptAt,
+      firstFailedAt: sub.firstFailedAt, lastStatus: sub.lastStatus, lastError: sub.lastError,
+    };
+  }
+
+  private markDirty(sub: SubState): void {
+    this.dirty.set(sub.id, this.cursorOf(sub));
+    this.scheduleFlush();
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushTimer || this.closed) return;
+    this.flushTimer = setTimeout(() => { this.flushTimer = undefined; void this.flush(); }, this.deps.flushDelayMs ?? 5);
+  }
+
+  /** Writes the gathered cursor moves in one transaction. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(async () => {
+      if (this.dirty.size === 0 && this.givenUp.length === 0) return;
+      const batch = [...this.givenUp, ...this.dirty.values()];
+      this.givenUp = [];
+      this.dirty.clear();
+      try {
+        await this.deps.store.saveCursors(batch, this.deps.now());
+      } catch (err) {
+        this.deps.logger.error({ event: 'store.cursor_save_failed', err, count: batch.length }, 'could not save delivery cursors; will retry');
+        for (const u of batch) {
+          if (u.givenUp) this.givenUp.push(u);
+          else if (!this.dirty.has(u.subscriptionId)) this.dirty.set(u.subscriptionId, u);
+        }
+        this.scheduleFlush();
+      }
+    });
+    return this.flushing;
+  }
+}

@@ -1,0 +1,157 @@
+// startHub: wires store, services, workers and the HTTP server into one running hub, and takes them
+// down in the right order (stop accepting, let in-flight work finish or stay queued, close the DB).
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { serve } from '@hono/node-server';
+import { createOutboundAgent, describeError } from '@rsnotify/shared';
+import { createApp } from './app.js';
+import { resolveHubConfig, resolvePublicUrl, type HubConfig, type HubOptions } from './config.js';
+import { DeliveryScheduler, NotificationCache, createSender } from './delivery/index.js';
+import { createLogger, HubMetrics, type Logger } from './observability/index.js';
+import { PublishingService, TopicChecker } from './publishing/index.js';
+import { openSqliteRepository, type HubRepository } from './store/index.js';
+import { SubscriptionService, VerificationWorker } from './subscriptions/index.js';
+import { TenantDirectory } from './tenants/index.js';
+
+export interface RunningHub {
+  /** The hub endpoint URL (publicUrl resolved with the real port). */
+  readonly url: string;
+  readonly port: number;
+  /** Same as `rsnotify-hub source add`: registers a Source and returns its token (shown once). */
+  addSource(name: string, topicPrefixes: string[], options?: { allowCallbacks?: string[] }): Promise<{ token: string }>;
+  /** Graceful: stop accepting, finish or persist in-flight work, close the database. */
+  close(): Promise<void>;
+}
+
+const SWEEP_INTERVAL_MS = 1_000;
+const PRUNE_INTERVAL_MS = 60_000;
+
+export async function startHub(options: HubOptions & { logger?: Logger }): Promise<RunningHub> {
+  const config: HubConfig = resolveHubConfig(stripUndefined({ ...options, logger: undefined }));
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const now = () => Date.now();
+  const store: HubRepository = openSqliteRepository(config.dbFile);
+  const outbound = { allowPrivateNetworks: config.allowPrivateNetworks };
+  const agent = createOutboundAgent({
+    ...outbound, connections: config.connectionsPerOrigin,
+    headersTimeoutMs: config.requestTimeoutMs, bodyTimeoutMs: config.requestTimeoutMs, connectTimeoutMs: Math.min(5_000, config.requestTimeoutMs),
+  });
+  const tenants = new TenantDirectory(store, now);
+  let scheduler: DeliveryScheduler | undefined;
+  let verifier: VerificationWorker | undefined;
+  const metrics = new HubMetrics({
+    subscriptionCounts: () => store.countSubscriptions(now()),
+    queueDepth: () => scheduler?.queueDepth() ?? 0,
+    inFlight: () => scheduler?.inFlightCount() ?? 0,
+  });
+  scheduler = new DeliveryScheduler({
+    store, send: createSender(agent, { timeoutMs: config.requestTimeoutMs }), cache: new NotificationCache(64 * 1024 * 1024),
+    logger, metrics, retry: config.retry, maxInFlight: config.maxInFlight, now, random: Math.random,
+  });
+  const deliveries = scheduler;
+  verifier = new VerificationWorker({
+    store, agent, logger, metrics, now, timeoutMs: config.requestTimeoutMs, concurrency: 32,
+    onSubscribed: (s) => deliveries.upsert(s), onUnsubscribed: (s) => deliveries.remove(s.id),
+  });
+  const verification = verifier;
+  const subscriptions = new SubscriptionService({
+    store, tenants, logger, leases: config.leases, outbound, now,
+    wakeVerifier: () => verification.wake(), onExpired: (s) => deliveries.remove(s.id),
+  });
+
+  let accepting = true;
+  let url = '';
+  const publishingDeps = {
+    store, tenants, logger, metrics, openPublishing: config.openPublishing, outbound, agent,
+    get hubUrl() { return url; },
+    maxBodyBytes: config.maxBodyBytes, fetchTimeoutMs: config.requestTimeoutMs, now,
+    onAccepted: (n: Parameters<DeliveryScheduler['published']>[0]) => deliveries.published(n),
+    topicChecker: config.checkTopics
+      ? new TopicChecker({ agent, logger, metrics, outbound, now, intervalMs: 600_000, timeoutMs: config.requestTimeoutMs })
+      : undefined,
+  };
+  const publishing = new PublishingService(publishingDeps);
+
+  try {
+    await scheduler.start();
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+  verifier.start();
+
+  const hubPath = new URL(config.publicUrl ?? 'http://x/hub').pathname;
+  const app = createApp({
+    hubPath, subscriptions, publishing, metrics, logger, maxBodyBytes: config.maxBodyBytes, maxFormBytes: 64 * 1024,
+    ping: () => store.ping(), accepting: () => accepting,
+  });
+
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = serve({
+      fetch: app.fetch, port: config.port, hostname: config.host,
+      serverOptions: { requestTimeout: 60_000, headersTimeout: 15_000, maxHeaderSize: 16 * 1024, keepAliveTimeout: 30_000 },
+    }, () => resolve(s as Server)) as Server;
+    s.once('error', reject);
+  }).catch((err: unknown) => {
+    store.close();
+    throw err;
+  });
+  const port = (server.address() as AddressInfo).port;
+  url = resolvePublicUrl(config, port);
+  server.on('clientError', (err, socket) => {
+    // Malformed, oversized or too slow request heads: a defined status, a log line, nothing more.
+    const code = (err as { code?: string }).code;
+    logger.info({ event: 'request.client_error', code }, 'malformed or oversized request');
+    const status = code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large'
+      : code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
+    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    else socket.destroy();
+  });
+
+  const sweep = setInterval(() => {
+    subscriptions.sweepExpired().catch((err: unknown) => logger.error({ event: 'store.error', err: describeError(err) }, 'expiry sweep failed'));
+  }, SWEEP_INTERVAL_MS);
+  const prune = setInterval(() => {
+    store.pruneNotifications(now() - config.replayWindowMs)
+      .then((n) => { if (n > 0) logger.debug({ event: 'notifications.pruned', count: n }, 'pruned delivered notifications'); })
+      .catch((err: unknown) => logger.error({ event: 'store.error', err: describeError(err) }, 'prune failed'));
+  }, PRUNE_INTERVAL_MS);
+  sweep.unref();
+  prune.unref();
+
+  logger.info({ event: 'hub.listening', url, port, db: config.dbFile, openPublishing: config.openPublishing, allowPrivateNetworks: config.allowPrivateNetworks }, 'hub listening');
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    async addSource(name: string, topicPrefixes: string[], addOptions: { allowCallbacks?: string[] } = {}) {
+      const { token, source } = await tenants.addSource(name, topicPrefixes, addOptions.allowCallbacks ?? []);
+      logger.info({ event: 'source.added', name: source.name, topicPrefixes: source.topicPrefixes }, 'source registered');
+      return { token };
+    },
+    close() {
+      closing ??= (async () => {
+        accepting = false;
+        clearInterval(sweep);
+        clearInterval(prune);
+        const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        await Promise.all([verification.close(), deliveries.close()]);
+        // Requests still open after the workers stopped get cut; anything they had not committed was never answered 200.
+        const cut = setTimeout(() => server.closeAllConnections(), 2_000);
+        await serverClosed;
+        clearTimeout(cut);
+        await agent.close().catch(() => undefined);
+        store.close();
+        logger.info({ event: 'hub.stopped', url }, 'hub stopped');
+        await new Promise<void>((resolve) => logger.flush(() => resolve()));
+      })();
+      return closing;
+    },
+  };
+}
+
+function stripUndefined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}

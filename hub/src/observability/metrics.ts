@@ -1,0 +1,45 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export type DeliveryOutcomeLabel = 'delivered' | 'failed' | 'gone' | 'gave_up';
+
+/** What the gauges read at scrape time. */
+export interface MetricSources {
+  subscriptionCounts(): Promise<{ active: number; expired: number; pending: number }>;
+  queueDepth(): number;
+  inFlight(): number;
+}
+
+/** One registry per hub (several hubs may run in one test process). */
+export class HubMetrics {
+  readonly registry = new Registry();
+  readonly notificationsAccepted: Counter<'kind'>;
+  readonly publishRejected: Counter<'reason'>;
+  readonly deliveries: Counter<'outcome'>;
+  readonly deliveryLatency: Histogram;
+  readonly verifications: Counter<'mode' | 'result'>;
+  readonly topicChecks: Counter<'result'>;
+
+  constructor(sources: MetricSources) {
+    const registers = [this.registry];
+    this.notificationsAccepted = new Counter({ name: 'rsnotify_hub_notifications_accepted_total', help: 'Notifications accepted (answered 200) and stored', labelNames: ['kind'], registers });
+    this.publishRejected = new Counter({ name: 'rsnotify_hub_publish_rejected_total', help: 'Publish requests refused with 4xx', labelNames: ['reason'], registers });
+    this.deliveries = new Counter({ name: 'rsnotify_hub_deliveries_total', help: 'Delivery attempts by outcome', labelNames: ['outcome'], registers });
+    this.deliveryLatency = new Histogram({
+      name: 'rsnotify_hub_delivery_latency_seconds', help: 'From acceptance of a notification to its acknowledged delivery',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300], registers,
+    });
+    this.verifications = new Counter({ name: 'rsnotify_hub_verifications_total', help: 'Verifications of intent and denials by result', labelNames: ['mode', 'result'], registers });
+    this.topicChecks = new Counter({ name: 'rsnotify_hub_topic_checks_total', help: 'RT-6 topic URI checks by result', labelNames: ['result'], registers });
+    new Gauge({
+      name: 'rsnotify_hub_subscriptions', help: 'Subscriptions by state', labelNames: ['state'], registers,
+      async collect() {
+        const c = await sources.subscriptionCounts();
+        this.set({ state: 'active' }, c.active);
+        this.set({ state: 'expired' }, c.expired);
+        this.set({ state: 'pending' }, c.pending);
+      },
+    });
+    new Gauge({ name: 'rsnotify_hub_delivery_queue_depth', help: 'Notifications not yet delivered, summed over subscriptions', registers, collect() { this.set(sources.queueDepth()); } });
+    new Gauge({ name: 'rsnotify_hub_deliveries_in_flight', help: 'Delivery requests in flight', registers, collect() { this.set(sources.inFlight()); } });
+  }
+}

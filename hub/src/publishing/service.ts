@@ -1,0 +1,124 @@
+// Publish intake: the ResourceSync fat POST (RT-4, RT-7, M-1, M-4, M-5) and generic WebSub
+// hub.mode=publish (WH-21). Either way the notification is authorized by the owning Source's token
+// (RT-5), stored in one transaction (seq = last_seq + 1), and only then answered.
+import type { Dispatcher } from 'undici';
+import {
+  checkOutboundUrl, describeError, formatLinkHeader, isRsnotifyError, parseChangeNotification, type OutboundPolicy,
+} from '@rsnotify/shared';
+import type { Logger, HubMetrics } from '../observability/index.js';
+import type { HubRepository, StoredNotification } from '../store/index.js';
+import { authorizePublish, bearerToken, type TenantDirectory } from '../tenants/index.js';
+import { readIntakeLinks } from './intake.js';
+import type { TopicChecker } from './topic-check.js';
+import { deliveryTarget } from '../delivery/sender.js';
+
+export type PublishResult =
+  | { readonly ok: true; readonly notifications: readonly { topic: string; seq: number }[] }
+  | { readonly ok: false; readonly status: 400 | 401 | 403 | 413 | 415 | 502; readonly reason: string };
+
+export interface PublishingDeps {
+  readonly store: HubRepository;
+  readonly tenants: TenantDirectory;
+  readonly logger: Logger;
+  readonly metrics: HubMetrics;
+  readonly openPublishing: boolean;
+  readonly outbound: OutboundPolicy;
+  readonly agent: Dispatcher;
+  readonly hubUrl: string;
+  readonly maxBodyBytes: number;
+  readonly fetchTimeoutMs: number;
+  readonly now: () => number;
+  readonly onAccepted: (n: StoredNotification) => void;
+  readonly topicChecker?: TopicChecker;
+}
+
+export class PublishingService {
+  constructor(private readonly deps: PublishingDeps) {}
+
+  private reject(status: 400 | 401 | 403 | 413 | 415 | 502, reason: string, code: string, fields: Record<string, unknown>): PublishResult {
+    this.deps.metrics.publishRejected.inc({ reason: code });
+    this.deps.logger.info({ event: 'publish.rejected', status, code, reason, ...fields }, 'publish refused');
+    return { ok: false, status, reason };
+  }
+
+  /** RT-4 intake: `body` is the request body as received; it is stored and relayed byte for byte. */
+  async acceptNotification(req: { contentType: string; linkHeader: string | undefined; authorization: string | undefined; body: Buffer }): Promise<PublishResult> {
+    const links = readIntakeLinks(req.linkHeader);
+    if (!links.ok) return this.reject(links.status, links.reason, 'links', {});
+    const topic = links.value.topic;
+    const auth = authorizePublish(await this.deps.tenants.sources(), topic, bearerToken(req.authorization), this.deps.openPublishing);
+    if (!auth.ok) return this.reject(auth.status, auth.reason, 'unauthorized', { topic });
+    try {
+      // RN-1..RN-3 (RT-7: 400 for a malformed payload). The parse is a check only: the stored bytes are the received ones.
+      parseChangeNotification(req.body.toString('utf8'), { maxBytes: this.deps.maxBodyBytes });
+    } catch (err) {
+      const d = describeError(err);
+      if (isRsnotifyError(err)) return this.reject(d.code === 'RS_TOO_LARGE' ? 413 : 400, d.message, d.code ?? 'invalid', { topic, source: auth.source?.name });
+      throw err;
+    }
+    const receivedAt = this.deps.now();
+    const stored = await this.store(topic, req.contentType, req.linkHeader!, req.body, receivedAt);
+    this.deps.metrics.notificationsAccepted.inc({ kind: 'resourcesync' });
+    if (this.deps.logger.isLevelEnabled('debug')) {
+      this.deps.logger.debug({ event: 'publish.accepted', topic, seq: stored.seq, bytes: req.body.length, source: auth.source?.name }, 'notification accepted');
+    }
+    this.deps.topicChecker?.maybeCheck(topic, links.value.topicAsSent);
+    return { ok: true, notifications: [{ topic, seq: stored.seq }] };
+  }
+
+  /** WH-21, M-1: a thin ping; the hub fetches each topic fresh and distributes it with its Content-Type. */
+  async publishTopics(topics: readonly string[], authorization: string | undefined): Promise<PublishResult> {
+    const sources = await this.deps.tenants.sources();
+    for (const topic of topics) {
+      const auth = authorizePublish(sources, topic, bearerToken(authorization), this.deps.openPublishing);
+      if (!auth.ok) return this.reject(auth.status, auth.reason, 'unauthorized', { topic });
+    }
+    const fetched: { topic: string; contentType: string; body: Buffer }[] = [];
+    for (const topic of topics) {
+      const r = await this.fetchTopic(topic);
+      if (!r.ok) return this.reject(502, `could not fetch ${topic}: ${r.reason}`, 'fetch_failed', { topic });
+      fetched.push({ topic, ...r });
+    }
+    const out: { topic: string; seq: number }[] = [];
+    for (const f of fetched) {
+      // WH-17: the hub's own Link header for a fetched topic: the topic as self, this hub as hub.
+      const link = formatLinkHeader([{ href: f.topic, rel: 'self' }, { href: this.deps.hubUrl, rel: 'hub' }]);
+      const stored = await this.store(f.topic, f.contentType, link, f.body, this.deps.now());
+      this.deps.metrics.notificationsAccepted.inc({ kind: 'websub' });
+      out.push({ topic: f.topic, seq: stored.seq });
+    }
+    return { ok: true, notifications: out };
+  }
+
+  private async store(topic: string, contentType: string, linkHeader: string, body: Buffer, receivedAt: number): Promise<StoredNotification> {
+    const { topicId, seq } = await this.deps.store.appendNotification({ topicUrl: topic, contentType, linkHeader, body, receivedAt });
+    const stored: StoredNotification = { topicId, seq, receivedAt, contentType, linkHeader, body };
+    this.deps.onAccepted(stored);
+    return stored;
+  }
+
+  private async fetchTopic(topic: string): Promise<{ ok: true; contentType: string; body: Buffer } | { ok: false; reason: string }> {
+    try {
+      checkOutboundUrl(topic, this.deps.outbound);
+      const target = deliveryTarget(topic);
+      const res = await this.deps.agent.request({
+        origin: target.origin, path: target.path, method: 'GET',
+        headersTimeout: this.deps.fetchTimeoutMs, bodyTimeout: this.deps.fetchTimeoutMs,
+      });
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of res.body) {
+        size += (chunk as Buffer).length;
+        if (size > this.deps.maxBodyBytes) { res.body.destroy(); return { ok: false, reason: `body larger than ${this.deps.maxBodyBytes} bytes` }; }
+        chunks.push(chunk as Buffer);
+      }
+      if (res.statusCode < 200 || res.statusCode > 299) return { ok: false, reason: `status ${res.statusCode}` };
+      const ct = res.headers['content-type'];
+      const contentType = (Array.isArray(ct) ? ct[0] : ct) ?? 'application/octet-stream';
+      return { ok: true, contentType, body: Buffer.concat(chunks, size) };
+    } catch (err) {
+      const d = describeError(err);
+      return { ok: false, reason: d.code ? `${d.code}: ${d.message}` : d.message };
+    }
+  }
+}

@@ -1,0 +1,144 @@
+// The subscriber's configuration: one validated shape (zod) read from YAML or JSON. Relative paths
+// (dataDir, mirrorDir) resolve against the config file's folder, so a service unit and a developer's
+// shell agree on where state lives.
+import { readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { RsnotifyError } from '@rsnotify/shared';
+
+export class ConfigError extends RsnotifyError {
+  constructor(message: string, details: Record<string, unknown> = {}, cause?: unknown) {
+    super('RSN_CONFIG_INVALID', message, { details, cause });
+    this.name = 'ConfigError';
+  }
+}
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `250`, `'250ms'`, `'5s'`, `'2m'`, `'1h'`, `'1d'` -> milliseconds. */
+export function parseDuration(value: number | string): number {
+  if (typeof value === 'number') return value;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(value);
+  if (!m) throw new Error(`not a duration: ${JSON.stringify(value)}`);
+  return Math.round(Number(m[1]) * UNITS[m[2] ?? 'ms']!);
+}
+
+const duration = z.union([z.number().nonnegative(), z.string()]).transform((v, ctx) => {
+  try {
+    return parseDuration(v);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: (err as Error).message });
+    return z.NEVER;
+  }
+});
+
+const httpUrl = z.string().refine((s) => {
+  try {
+    const u = new URL(s);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}, 'must be an absolute http(s) URL');
+
+const hookSchema = z.union([
+  z.object({ command: z.union([z.string().min(1), z.array(z.string()).min(1)]) }).strict(),
+  z.object({ url: httpUrl }).strict(),
+]);
+
+const sourceSchema = z
+  .object({
+    /** Used in file names, logs and CLI commands: keep it simple. */
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'letters, digits, . _ - (max 64)'),
+    /** A Source Description, the well-known URI, a Capability List, or any page linking to one. */
+    url: httpUrl,
+    mirrorDir: z.string().min(1),
+    leaseSeconds: z.number().int().positive().optional(),
+    baseline: z.enum(['resourcelist', 'none']).default('resourcelist'),
+    /** How long a gap may stay open before catch-up from the Change Lists (M-7). */
+    gapTimeout: duration.default(5_000),
+    fetchConcurrencyPerHost: z.number().int().positive().max(64).default(4),
+    /** Polling period of the Change List when the Source advertises no channel. */
+    pollInterval: duration.default(30_000),
+    hook: hookSchema.optional(),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    listen: z
+      .object({ host: z.string().default('127.0.0.1'), port: z.number().int().min(0).max(65535).default(8091) })
+      .strict()
+      .default({ host: '127.0.0.1', port: 8091 }),
+    /** Base of the callback URLs the hub calls; default http://{listen.host}:{port}. */
+    publicUrl: httpUrl.optional(),
+    dataDir: z.string().min(1),
+    allowPrivateNetworks: z.boolean().default(false),
+    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** Largest delivery body accepted (413 above). */
+    maxNotificationBytes: z.number().int().positive().default(10 * 1024 * 1024),
+    /** Subscription retry policy (hub down, 5xx, no verification). */
+    retry: z
+      .object({ initialDelay: duration.default(1_000), maxDelay: duration.default(300_000) })
+      .strict()
+      .default({ initialDelay: 1_000, maxDelay: 300_000 }),
+    /** A pending subscription with no verification after this long is retried with a new callback. */
+    verificationTimeout: duration.default(120_000),
+    sources: z.array(sourceSchema).default([]),
+  })
+  .strict()
+  .superRefine((cfg, ctx) => {
+    const seen = new Set<string>();
+    cfg.sources.forEach((s, i) => {
+      if (seen.has(s.name)) ctx.addIssue({ code: 'custom', path: ['sources', i, 'name'], message: `duplicate source name ${s.name}` });
+      seen.add(s.name);
+    });
+  });
+
+/** What callers write (durations as '5s' or ms, defaults omitted). */
+export type SubscriberConfig = z.input<typeof configSchema>;
+/** After validation and defaults: durations in ms. */
+export type ResolvedConfig = z.output<typeof configSchema>;
+export type SourceConfig = ResolvedConfig['sources'][number];
+export type HookConfig = NonNullable<SourceConfig['hook']>;
+
+/** Validates a config object; relative paths resolve against `baseDir` (default: cwd). */
+export function resolveConfig(input: unknown, baseDir: string = process.cwd()): ResolvedConfig {
+  const parsed = configSchema.safeParse(input);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    throw new ConfigError(`invalid subscriber config: ${issues.join('; ')}`, { issues });
+  }
+  const cfg = parsed.data;
+  const abs = (p: string): string => (isAbsolute(p) ? p : resolve(baseDir, p));
+  return {
+    ...cfg,
+    dataDir: abs(cfg.dataDir),
+    sources: cfg.sources.map((s) => ({ ...s, mirrorDir: abs(s.mirrorDir) })),
+  };
+}
+
+/** Reads a YAML or JSON file (JSON is YAML, so one parser serves both). */
+export async function loadConfigFile(file: string): Promise<ResolvedConfig> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`cannot read config ${file}`, { file }, err);
+  }
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (err) {
+    throw new ConfigError(`config ${file} is not valid YAML/JSON: ${(err as Error).message}`, { file }, err);
+  }
+  return resolveConfig(raw, dirname(resolve(file)));
+}
+
+/** The base URL callbacks are built on, given the port actually bound. */
+export function callbackBase(cfg: ResolvedConfig, boundPort: number): string {
+  if (cfg.publicUrl) return cfg.publicUrl.replace(/\/+$/, '');
+  const host = cfg.listen.host.includes(':') ? `[${cfg.listen.host}]` : cfg.listen.host;
+  return `http://${host}:${boundPort}`;
+}

@@ -1,0 +1,48 @@
+// Discovery reads small documents through the subscriber's one HTTP GET path (mirror/http.ts's
+// HttpGetter: guarded keep-alive Agent, redirects followed hop by hop, WS-3). This adapter only
+// shapes its answer for discovery; the structural type keeps discovery free of mirror internals.
+
+export interface FetchedPage {
+  readonly requestedUrl: string;
+  /** After redirects. */
+  readonly url: string;
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** Media type, lower-cased, without parameters. */
+  readonly contentType: string;
+  readonly text: string;
+  /** Set when the answer came from another URL than the one asked for. */
+  readonly redirects: readonly string[];
+}
+
+export interface PageFetcher {
+  fetch(url: string, options?: { maxBytes?: number }): Promise<FetchedPage>;
+}
+
+/** What discovery needs of an HttpGetter. */
+export interface GetLike {
+  get(url: string, opts?: { maxBytes?: number; timeoutMs?: number }): Promise<{
+    readonly url: string;
+    readonly status: number;
+    readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+    readonly body: Buffer;
+  }>;
+}
+
+export function pageFetcherFrom(http: GetLike, defaults: { maxBytes?: number; timeoutMs?: number } = {}): PageFetcher {
+  return {
+    async fetch(url, options = {}) {
+      const res = await http.get(url, { maxBytes: options.maxBytes ?? defaults.maxBytes ?? 8 * 1024 * 1024, timeoutMs: defaults.timeoutMs ?? 15_000 });
+      const ct = res.headers['content-type'];
+      return {
+        requestedUrl: url,
+        url: res.url,
+        status: res.status,
+        headers: res.headers,
+        contentType: (Array.isArray(ct) ? ct[0] : ct)?.split(';')[0]?.trim().toLowerCase() ?? '',
+        text: res.body.toString('utf8'),
+        redirects: res.url !== url ? [url] : [],
+      };
+    },
+  };
+}

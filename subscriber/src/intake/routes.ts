@@ -1,0 +1,162 @@
+// Callback routes (WebSub §5.3, §7): the verification GET answered from the store (WS-8..WS-10) and
+// the delivery POST, stored raw and durably in the inbox before the 2xx (WS-11, promise 2). Parsing,
+// ordering and applying happen after the answer. Only this file maps outcomes to HTTP statuses.
+import type { IncomingMessage } from 'node:http';
+import { Hono, type Context } from 'hono';
+import { verifySignature, WEBSUB } from '@rsnotify/shared';
+import type { Logger } from 'pino';
+import type { SubscriberMetrics } from '../observability/index.js';
+import type { SubscriberRepository, SubscriptionRecord } from '../store/repository.js';
+import { decideDelivery, decideVerification, type LeasePolicy } from '../subscription/lifecycle.js';
+
+const CACHE_MS = 1_000;
+
+export interface IntakeDeps {
+  readonly repo: SubscriberRepository;
+  readonly logger: Logger;
+  readonly metrics: SubscriberMetrics;
+  readonly clock: () => number;
+  readonly leasePolicy: LeasePolicy;
+  readonly maxBodyBytes: number;
+  /** Path prefix of publicUrl ('' or '/something'). */
+  readonly basePath: string;
+  readonly sourceName: (sourceId: number) => string;
+  /** A delivery was committed to the inbox (called after the answer is on its way). */
+  readonly onDelivered: (sourceId: number, inboxId: number, body: Buffer, receivedAt: number) => void;
+  /** A verification changed a subscription (verified, unsubscribed, denied). */
+  readonly onSubscriptionChanged: (rec: SubscriptionRecord) => void;
+}
+
+export function createIntakeApp(deps: IntakeDeps): Hono {
+  const { repo, logger, metrics } = deps;
+  const app = new Hono();
+  const callbackPath = `${deps.basePath}/callback/:token`;
+  // Deliveries look their subscription up on every POST: a short-lived cache spares the store. Its
+  // secret never changes; a state change made elsewhere (CLI, planner) is seen within CACHE_MS, and
+  // the ones made here (verification) drop the entry at once.
+  const cache = new Map<string, { rec: SubscriptionRecord | undefined; at: number }>();
+  const lookup = async (token: string): Promise<SubscriptionRecord | undefined> => {
+    const now = deps.clock();
+    const hit = cache.get(token);
+    if (hit && now - hit.at < CACHE_MS) return hit.rec;
+    const rec = await repo.findSubscriptionByToken(token);
+    if (cache.size > 10_000) cache.clear();
+    if (rec) cache.set(token, { rec, at: now });
+    return rec;
+  };
+
+  app.get('/healthz', (c) => c.text('ok'));
+  app.get('/metrics', async (c) => c.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType }));
+
+  app.get(callbackPath, async (c) => {
+    const rec = await repo.findSubscriptionByToken(c.req.param('token') ?? '');
+    const now = deps.clock();
+    const q = {
+      mode: c.req.query(WEBSUB.mode),
+      topic: c.req.query(WEBSUB.topic),
+      challenge: c.req.query(WEBSUB.challenge),
+      leaseSeconds: c.req.query(WEBSUB.leaseSeconds),
+      reason: c.req.query(WEBSUB.reason),
+    };
+    const decision = decideVerification(rec, q, now, deps.leasePolicy);
+    if (decision.kind === 'reject' || !rec) {
+      logger.info({ event: 'verification.refused', mode: q.mode, topic: q.topic, why: decision.kind === 'reject' ? decision.why : 'unknown' }, 'verification.refused');
+      return c.text('not found', 404); // WS-8
+    }
+    const updated = await repo.updateSubscription(rec.id, decision.patch);
+    cache.delete(rec.callbackToken);
+    const source = deps.sourceName(rec.sourceId);
+    if (decision.kind === 'denied') {
+      logger.warn({ event: 'subscription.denied', source, subscriptionId: rec.id, topic: rec.topic, hub: rec.hub, reason: q.reason }, 'subscription.denied');
+      if (updated) deps.onSubscriptionChanged(updated);
+      return c.text('', 200); // WS-10: 2xx, recorded
+    }
+    logger.info(
+      { event: decision.event, source, subscriptionId: rec.id, topic: rec.topic, hub: rec.hub, leaseSeconds: decision.patch.leaseSeconds, leaseExpiresAt: decision.patch.leaseExpiresAt },
+      decision.event,
+    );
+    if (updated) deps.onSubscriptionChanged(updated);
+    // WS-8: exactly the challenge, nothing around it.
+    return c.body(decision.challenge, 200, { 'content-type': 'text/plain; charset=utf-8' });
+  });
+
+  app.post(callbackPath, async (c) => {
+      const declared = Number(c.req.header('content-length'));
+      if (Number.isFinite(declared) && declared > deps.maxBodyBytes) return tooLarge(c);
+      const rec = await lookup(c.req.param('token') ?? '');
+      const acceptance = decideDelivery(rec);
+      if (acceptance.kind === 'unknown' || !rec) {
+        metrics.deliveriesRejected.inc({ status: '404' });
+        return c.text('not found', 404);
+      }
+      if (acceptance.kind === 'gone') {
+        metrics.deliveriesRejected.inc({ status: '410' });
+        return c.text('gone', 410); // WS-12
+      }
+      const body = await readBody(c, deps.maxBodyBytes);
+      if (!body) return tooLarge(c);
+      const source = deps.sourceName(rec.sourceId);
+      if (rec.secret) {
+        const check = verifySignature(c.req.header('x-hub-signature'), rec.secret, body);
+        if (!check.ok && check.reason === 'missing') {
+          // WS-16: refuse unsigned deliveries with a non-2xx that is not 410 (which would end it).
+          metrics.deliveriesRejected.inc({ status: '403' });
+          logger.warn({ event: 'delivery.unsigned', source, subscriptionId: rec.id }, 'delivery.unsigned');
+          return c.text('signature required', 403);
+        }
+        if (!check.ok) {
+          // WS-15: a wrong signature is ignored locally; the 2xx keeps the hub from retrying a forgery.
+          metrics.deliveriesIgnored.inc({ source, reason: check.reason });
+          await repo.countIgnoredDelivery(rec.sourceId);
+          logger.warn({ event: 'delivery.bad_signature', source, subscriptionId: rec.id, reason: check.reason }, 'delivery.bad_signature');
+          return c.body(null, 202);
+        }
+      }
+      let id: number;
+      const receivedAt = deps.clock();
+      try {
+        id = await repo.insertInbox({
+          sourceId: rec.sourceId,
+          subscriptionId: rec.id,
+          receivedAt,
+          ...(c.req.header('content-type') ? { contentType: c.req.header('content-type')! } : {}),
+          body,
+          signature: rec.secret ? 'ok' : 'unsigned',
+        });
+      } catch (err) {
+        logger.error({ event: 'delivery.store_failed', source, error: (err as Error).message }, 'delivery.store_failed');
+        return c.text('could not store', 503);
+      }
+      metrics.deliveriesReceived.inc({ source });
+      logger.debug({ event: 'notification.received', source, inboxId: id, bytes: body.length }, 'notification.received');
+      setImmediate(() => deps.onDelivered(rec.sourceId, id, body, receivedAt));
+      return c.body(null, 202);
+  });
+
+  function tooLarge(c: Context): Response {
+    metrics.deliveriesRejected.inc({ status: '413' });
+    return c.text('payload too large', 413);
+  }
+
+  return app;
+}
+
+/**
+ * The raw body, or undefined past `max` bytes. On @hono/node-server the Node request is read directly:
+ * it skips the web-stream wrapping, which costs more than the rest of the delivery path.
+ */
+async function readBody(c: Context, max: number): Promise<Buffer | undefined> {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (!incoming || incoming.readableEnded) {
+    const buf = Buffer.from(await c.req.arrayBuffer());
+    return buf.length > max ? undefined : buf;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of incoming) {
+    size += (chunk as Buffer).length;
+    if (size > max) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+}

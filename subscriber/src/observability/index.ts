@@ -1,0 +1,52 @@
+// observability/: the JSON logger (one event per line, stable `event` names, secrets redacted) and
+// the Prometheus metrics of the subscriber.
+import pino, { type Logger } from 'pino';
+import { Counter, Gauge, Registry } from 'prom-client';
+
+export type { Logger } from 'pino';
+
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      base: { service: 'rsnotify-subscriber' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      // Tokens are capabilities (WS-5) and secrets sign deliveries: never in a log line.
+      redact: { paths: ['secret', 'token', 'callbackToken', '*.secret', '*.token', 'callback', 'callbackUrl', 'headers["x-hub-signature"]'], censor: '[redacted]' },
+    },
+    destination ?? pino.destination({ dest: 1, sync: false }),
+  );
+}
+
+export interface SubscriberMetrics {
+  readonly registry: Registry;
+  readonly deliveriesReceived: Counter<'source'>;
+  readonly deliveriesIgnored: Counter<'source' | 'reason'>;
+  readonly deliveriesRejected: Counter<'status'>;
+  readonly notificationsApplied: Counter<'source'>;
+  readonly notificationsSuperseded: Counter<'source' | 'reason'>;
+  readonly changesApplied: Counter<'source' | 'outcome'>;
+  readonly gaps: Counter<'source'>;
+  readonly catchUps: Counter<'source' | 'result'>;
+  readonly lagMs: Gauge<'source'>;
+  readonly buffered: Gauge<'source'>;
+}
+
+export function createMetrics(): SubscriberMetrics {
+  const registry = new Registry();
+  const c = <L extends string>(name: string, help: string, labelNames: L[]) => new Counter<L>({ name, help, labelNames, registers: [registry] });
+  const g = <L extends string>(name: string, help: string, labelNames: L[]) => new Gauge<L>({ name, help, labelNames, registers: [registry] });
+  return {
+    registry,
+    deliveriesReceived: c('rsnotify_subscriber_deliveries_received_total', 'Deliveries stored in the inbox', ['source']),
+    deliveriesIgnored: c('rsnotify_subscriber_deliveries_ignored_total', 'Deliveries answered 2xx but ignored (bad signature, WS-15)', ['source', 'reason']),
+    deliveriesRejected: c('rsnotify_subscriber_deliveries_rejected_total', 'Deliveries refused with a non-2xx status', ['status']),
+    notificationsApplied: c('rsnotify_subscriber_notifications_applied_total', 'Notifications applied in order', ['source']),
+    notificationsSuperseded: c('rsnotify_subscriber_notifications_superseded_total', 'Notifications dropped as covered or duplicate', ['source', 'reason']),
+    changesApplied: c('rsnotify_subscriber_changes_total', 'Resource changes by outcome', ['source', 'outcome']),
+    gaps: c('rsnotify_subscriber_gaps_total', 'Gaps detected between notifications', ['source']),
+    catchUps: c('rsnotify_subscriber_catchups_total', 'Catch-ups from the Change Lists by result', ['source', 'result']),
+    lagMs: g('rsnotify_subscriber_lag_ms', 'Newest until received minus syncedUntil', ['source']),
+    buffered: g('rsnotify_subscriber_buffered_notifications', 'Notifications waiting for a gap to close', ['source']),
+  };
+}

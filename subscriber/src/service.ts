@@ -1,0 +1,299 @@
+// The daemon: one store, one intake server, one outbound HTTP path, and a SourceRunner per configured
+// source (runner/), started and stopped cleanly; plus the one-shot operations the CLI offers over the
+// same store (sync, audit, status, unsubscribe). Protocol decisions live in the pure modules.
+import { mkdirSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { createAdaptorServer } from '@hono/node-server';
+import { createOutboundAgent } from '@rsnotify/shared';
+import { auditMirror, type AuditReport } from './audit/index.js';
+import { callbackBase, resolveConfig, type ResolvedConfig, type SourceConfig, type SubscriberConfig } from './config.js';
+import { discoverSource, pageFetcherFrom } from './discovery/index.js';
+import { createIntakeApp } from './intake/index.js';
+import { createHttpGetter } from './mirror/index.js';
+import { createLogger, createMetrics, type Logger } from './observability/index.js';
+import { SourceRunner, type Runtime } from './runner/index.js';
+import { sourceStatus, type SourceStatus } from './status/index.js';
+import { openSqliteStore } from './store/index.js';
+import {
+  DEFAULT_LEASE_POLICY,
+  unsubscribe as sendUnsubscribe,
+  type LeasePolicy,
+  type SubscriptionDeps,
+} from './subscription/index.js';
+
+export interface RunningSubscriber {
+  /** Base of the callback URLs given to hubs (publicUrl, or http://host:boundPort). */
+  readonly callbackBaseUrl: string;
+  /** The port the intake server listens on. */
+  readonly port: number;
+  status(): Promise<SourceStatus[]>;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Inject a logger (tests); default JSON lines on stdout at config.logLevel. */
+  readonly logger?: Logger;
+  readonly clock?: () => number;
+  readonly rand?: () => number;
+  /** Overrides of the lease policy (tests use short timeouts). */
+  readonly leasePolicy?: Partial<LeasePolicy>;
+}
+
+const DB_FILE = 'subscriber.db';
+
+// ---- the daemon
+
+async function listen(server: Server, host: string, port: number): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+function buildRuntime(cfg: ResolvedConfig, options: StartOptions): Omit<Runtime, 'subDeps'> {
+  mkdirSync(cfg.dataDir, { recursive: true });
+  const logger = options.logger ?? createLogger(cfg.logLevel);
+  const repo = openSqliteStore({ file: join(cfg.dataDir, DB_FILE) });
+  const perHost = Math.max(4, ...cfg.sources.map((s) => s.fetchConcurrencyPerHost));
+  const http = createHttpGetter({ allowPrivateNetworks: cfg.allowPrivateNetworks, perHostConcurrency: perHost });
+  return {
+    cfg,
+    repo,
+    logger,
+    metrics: createMetrics(),
+    http,
+    fetcher: pageFetcherFrom(http),
+    hubAgent: createOutboundAgent({ allowPrivateNetworks: cfg.allowPrivateNetworks, connections: 4 }),
+    clock: options.clock ?? Date.now,
+    rand: options.rand ?? Math.random,
+    leasePolicy: {
+      ...DEFAULT_LEASE_POLICY,
+      retryInitialMs: cfg.retry.initialDelay,
+      retryMaxMs: cfg.retry.maxDelay,
+      verificationTimeoutMs: cfg.verificationTimeout,
+      ...options.leasePolicy,
+    },
+  };
+}
+
+async function closeRuntime(rt: Omit<Runtime, 'subDeps'>): Promise<void> {
+  await rt.http.close().catch(() => undefined);
+  await rt.hubAgent.close().catch(() => undefined);
+  await rt.repo.close();
+}
+
+export async function startSubscriber(config: SubscriberConfig | ResolvedConfig, options: StartOptions = {}): Promise<RunningSubscriber> {
+  const cfg = resolveConfig(config);
+  const base = buildRuntime(cfg, options);
+  const runners = new Map<number, SourceRunner>();
+  let rt: Runtime = base;
+
+  const app = createIntakeApp({
+    repo: base.repo,
+    logger: base.logger,
+    metrics: base.metrics,
+    clock: base.clock,
+    leasePolicy: base.leasePolicy,
+    maxBodyBytes: cfg.maxNotificationBytes,
+    basePath: cfg.publicUrl ? new URL(cfg.publicUrl).pathname.replace(/\/+$/, '') : '',
+    sourceName: (id) => runners.get(id)?.cfg.name ?? String(id),
+    onDelivered: (sourceId, inboxId, body, receivedAt) => runners.get(sourceId)?.delivered(inboxId, body, receivedAt),
+    onSubscriptionChanged: (rec) => runners.get(rec.sourceId)?.subscriptionChanged(rec),
+  });
+  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  let port: number;
+  try {
+    port = await listen(server, cfg.listen.host, cfg.listen.port);
+  } catch (err) {
+    await closeRuntime(base);
+    throw err;
+  }
+  const callbackBaseUrl = callbackBase(cfg, port);
+  rt = {
+    ...base,
+    subDeps: {
+      repo: base.repo,
+      dispatcher: base.hubAgent,
+      outbound: { allowPrivateNetworks: cfg.allowPrivateNetworks },
+      leasePolicy: base.leasePolicy,
+      callbackBase: callbackBaseUrl,
+      logger: base.logger,
+      clock: base.clock,
+      rand: base.rand,
+    },
+  };
+  base.logger.info({ event: 'subscriber.listening', url: callbackBaseUrl, port, sources: cfg.sources.map((s) => s.name) }, 'subscriber.listening');
+
+  for (const sc of cfg.sources) {
+    const runner = new SourceRunner(rt, sc, true);
+    await runner.init();
+    runners.set(runner.sourceId, runner);
+  }
+  for (const runner of runners.values()) runner.start();
+
+  // Finished inbox rows are kept a while for inspection, then dropped.
+  const prune = setInterval(() => {
+    const before = base.clock() - 3_600_000;
+    for (const r of runners.values()) void base.repo.pruneInbox(r.sourceId, before).catch(() => undefined);
+  }, 600_000);
+  prune.unref();
+
+  let closing: Promise<void> | undefined;
+  return {
+    callbackBaseUrl,
+    port,
+    async status() {
+      return Promise.all([...runners.values()].map((r) => r.status()));
+    },
+    close() {
+      closing ??= (async () => {
+        clearInterval(prune);
+        // Stop taking deliveries first; a hub retries what we did not answer.
+        const closed = new Promise<void>((r) => server.close(() => r()));
+        server.closeIdleConnections();
+        const force = setTimeout(() => server.closeAllConnections(), 5_000);
+        await Promise.all([...runners.values()].map((r) => r.stop(15_000)));
+        await closed;
+        clearTimeout(force);
+        base.logger.info({ event: 'subscriber.stopped' }, 'subscriber.stopped');
+        await closeRuntime(base);
+      })();
+      return closing;
+    },
+  };
+}
+
+// ---- one-shot commands over the same store (`sync`, `audit`, `unsubscribe`, `status`)
+
+function findSource(cfg: ResolvedConfig, name: string): SourceConfig {
+  const sc = cfg.sources.find((s) => s.name === name);
+  if (!sc) throw new Error(`no source named ${JSON.stringify(name)} in the config (have: ${cfg.sources.map((s) => s.name).join(', ') || 'none'})`);
+  return sc;
+}
+
+/** `sync NAME`: one baseline (without a position) or one catch-up, without the hub. */
+export async function syncSource(config: SubscriberConfig | ResolvedConfig, name: string, options: StartOptions = {}): Promise<{ syncedUntil?: string }> {
+  const cfg = resolveConfig(config);
+  const rt = buildRuntime(cfg, options);
+  try {
+    const runner = new SourceRunner(rt, findSource(cfg, name), false);
+    await runner.init();
+    try {
+      return await runner.syncOnce();
+    } finally {
+      await runner.stop(1_000);
+    }
+  } finally {
+    await closeRuntime(rt);
+  }
+}
+
+/** `audit NAME`: compares the mirror with the Source's current Resource List. */
+export async function auditSource(config: SubscriberConfig | ResolvedConfig, name: string, options: StartOptions = {}): Promise<AuditReport & { resourceListUrl: string }> {
+  const cfg = resolveConfig(config);
+  const sc = findSource(cfg, name);
+  const logger = options.logger ?? createLogger(cfg.logLevel);
+  const http = createHttpGetter({ allowPrivateNetworks: cfg.allowPrivateNetworks, perHostConcurrency: sc.fetchConcurrencyPerHost });
+  try {
+    const d = await discoverSource(sc.url, pageFetcherFrom(http));
+    if (!d.resourceListUrl) throw new Error(`${name}: the Capability List has no Resource List to audit against`);
+    const report = await auditMirror(d.resourceListUrl, sc.mirrorDir, http);
+    logger.info({ event: 'audit.completed', source: name, inSync: report.inSync, checked: report.checked, missing: report.missing.length, extra: report.extra.length, different: report.different.length }, 'audit.completed');
+    return { ...report, resourceListUrl: d.resourceListUrl };
+  } finally {
+    await http.close();
+  }
+}
+
+/** Reads status from the store (works while the daemon runs: WAL readers do not block it). */
+export async function readStatus(config: SubscriberConfig | ResolvedConfig): Promise<SourceStatus[]> {
+  const cfg = resolveConfig(config);
+  const repo = openSqliteStore({ file: join(cfg.dataDir, DB_FILE), readonly: true });
+  try {
+    const out: SourceStatus[] = [];
+    for (const s of await repo.listSources()) {
+      if (cfg.sources.length > 0 && !cfg.sources.some((c) => c.name === s.name)) continue;
+      out.push(await sourceStatus(repo, s));
+    }
+    return out;
+  } finally {
+    await repo.close();
+  }
+}
+
+/**
+ * `unsubscribe NAME` (WS-19): marks the source so the daemon does not subscribe again, stores the
+ * pending unsubscribe, and asks the hub. The verification is answered by the running daemon; when
+ * none is running, a temporary intake on the configured address answers it.
+ */
+export async function unsubscribeSource(
+  config: SubscriberConfig | ResolvedConfig,
+  name: string,
+  options: StartOptions & { waitMs?: number } = {},
+): Promise<{ requested: number; confirmed: number }> {
+  const cfg = resolveConfig(config);
+  findSource(cfg, name);
+  const rt = buildRuntime(cfg, options);
+  const source = await rt.repo.getSource(name);
+  if (!source) {
+    await closeRuntime(rt);
+    return { requested: 0, confirmed: 0 };
+  }
+  await rt.repo.updateSource(source.id, { subscriptionDisabled: true });
+  let server: Server | undefined;
+  try {
+    const app = createIntakeApp({
+      repo: rt.repo,
+      logger: rt.logger,
+      metrics: rt.metrics,
+      clock: rt.clock,
+      leasePolicy: rt.leasePolicy,
+      maxBodyBytes: cfg.maxNotificationBytes,
+      basePath: cfg.publicUrl ? new URL(cfg.publicUrl).pathname.replace(/\/+$/, '') : '',
+      sourceName: () => name,
+      onDelivered: () => undefined,
+      onSubscriptionChanged: () => undefined,
+    });
+    const s = createAdaptorServer({ fetch: app.fetch }) as Server;
+    try {
+      await listen(s, cfg.listen.host, cfg.listen.port);
+      server = s;
+    } catch {
+      // The daemon holds the address: it answers the verification from the same database.
+    }
+    const deps: SubscriptionDeps = {
+      repo: rt.repo,
+      dispatcher: rt.hubAgent,
+      outbound: { allowPrivateNetworks: cfg.allowPrivateNetworks },
+      leasePolicy: rt.leasePolicy,
+      callbackBase: '',
+      logger: rt.logger,
+      clock: rt.clock,
+      rand: rt.rand,
+    };
+    const live = (await rt.repo.listSubscriptions(source.id)).filter((s) => s.state === 'active' || s.state === 'pending-subscribe');
+    const accepted: number[] = [];
+    for (const sub of live) {
+      const outcome = await sendUnsubscribe(deps, sub, 'disabled');
+      if (outcome.kind === 'accepted') accepted.push(sub.id);
+    }
+    const deadline = Date.now() + (options.waitMs ?? 30_000);
+    let confirmed = 0;
+    while (Date.now() < deadline && accepted.length > 0) {
+      const subs = await rt.repo.listSubscriptions(source.id);
+      confirmed = subs.filter((s) => accepted.includes(s.id) && s.state === 'unsubscribed').length;
+      if (confirmed === accepted.length) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    return { requested: live.length, confirmed };
+  } finally {
+    if (server) await new Promise<void>((r) => server!.close(() => r()));
+    await closeRuntime(rt);
+  }
+}

@@ -1,0 +1,169 @@
+// The store contract in domain nouns. Drizzle rows never leave store/. The contract is async so a
+// later engine (PostgreSQL) fits behind it; the SQLite engine is synchronous inside.
+
+export type SourceMode = 'push' | 'poll' | 'unknown';
+
+export interface SourceRecord {
+  readonly id: number;
+  readonly name: string;
+  readonly url: string;
+  readonly capabilityListUrl?: string;
+  readonly resourceListUrl?: string;
+  readonly changeListUrl?: string;
+  readonly topic?: string;
+  readonly hub?: string;
+  readonly mode: SourceMode;
+  readonly discoveryRoute?: string;
+  readonly discoveredAt?: number;
+  readonly subscriptionDisabled: boolean;
+  readonly ignoredDeliveries: number;
+  readonly lastError?: string;
+  readonly lastErrorAt?: number;
+}
+
+export type SourcePatch = Partial<Omit<SourceRecord, 'id' | 'name' | 'ignoredDeliveries'>>;
+
+export type SubscriptionState =
+  | 'pending-subscribe'
+  | 'active'
+  | 'pending-unsubscribe'
+  | 'unsubscribed'
+  | 'denied'
+  | 'expired'
+  /** Never verified (hub error, no verification in time) or replaced before verification. */
+  | 'abandoned';
+
+export interface SubscriptionRecord {
+  readonly id: number;
+  readonly sourceId: number;
+  readonly hub: string;
+  readonly topic: string;
+  readonly callbackToken: string;
+  readonly callbackUrl: string;
+  readonly secret?: string;
+  readonly state: SubscriptionState;
+  readonly requestedLeaseSeconds?: number;
+  readonly leaseSeconds?: number;
+  readonly requestedAt: number;
+  readonly verifiedAt?: number;
+  readonly leaseExpiresAt?: number;
+  readonly renewAt?: number;
+  readonly renewsId?: number;
+  readonly attempt: number;
+  readonly lastError?: string;
+  readonly deniedReason?: string;
+  readonly updatedAt: number;
+}
+
+export type NewSubscription = Omit<SubscriptionRecord, 'id' | 'updatedAt'>;
+export type SubscriptionPatch = Partial<Omit<SubscriptionRecord, 'id' | 'sourceId' | 'callbackToken' | 'callbackUrl'>>;
+
+export type InboxState = 'new' | 'buffered' | 'applying' | 'applied' | 'superseded' | 'invalid';
+export const OPEN_INBOX_STATES: readonly InboxState[] = ['new', 'buffered', 'applying'];
+
+export interface InboxRow {
+  readonly id: number;
+  readonly sourceId: number;
+  readonly subscriptionId?: number;
+  readonly receivedAt: number;
+  readonly contentType?: string;
+  readonly body: Buffer;
+  readonly signature: 'ok' | 'unsigned';
+  readonly from?: string;
+  readonly until?: string;
+  readonly state: InboxState;
+  readonly error?: string;
+}
+
+export type NewInboxRow = Omit<InboxRow, 'id' | 'state' | 'from' | 'until' | 'error'>;
+
+export interface PositionRecord {
+  readonly sourceId: number;
+  readonly syncedUntil?: string;
+  readonly gapOpenedAt?: number;
+  readonly baselineAt?: string;
+  readonly baselineRanAt?: number;
+  readonly lastAppliedAt?: number;
+}
+
+export interface ResourceRecord {
+  readonly uri: string;
+  readonly path: string;
+  readonly sha256?: string;
+  readonly length?: number;
+  readonly lastChangeKey?: string;
+}
+
+export interface EventRecord {
+  readonly at: number;
+  readonly uri: string;
+  readonly change: string;
+  readonly outcome: 'written' | 'deleted' | 'skipped' | 'failed';
+  readonly errorCode?: string;
+  readonly error?: string;
+}
+
+export type CatchUpReason = 'gap' | 'startup' | 'poll' | 'manual' | 'baseline';
+export type CatchUpState = 'running' | 'done' | 'partial' | 'failed' | 'history-gone';
+
+export interface CatchUpRecord {
+  readonly id: number;
+  readonly sourceId: number;
+  readonly reason: CatchUpReason;
+  readonly from?: string;
+  readonly to?: string;
+  readonly state: CatchUpState;
+  readonly attempts: number;
+  readonly changes: number;
+  readonly startedAt: number;
+  readonly finishedAt?: number;
+  readonly lastError?: string;
+}
+
+export interface SourceCounters {
+  readonly openInbox: number;
+  readonly newestUntil?: string;
+  readonly catchUps: number;
+  readonly failedEvents: number;
+  readonly resources: number;
+}
+
+export interface SubscriberRepository {
+  ensureSource(name: string, url: string): Promise<SourceRecord>;
+  getSource(name: string): Promise<SourceRecord | undefined>;
+  listSources(): Promise<SourceRecord[]>;
+  updateSource(id: number, patch: SourcePatch): Promise<void>;
+  countIgnoredDelivery(sourceId: number): Promise<void>;
+
+  insertSubscription(sub: NewSubscription): Promise<SubscriptionRecord>;
+  updateSubscription(id: number, patch: SubscriptionPatch): Promise<SubscriptionRecord | undefined>;
+  findSubscriptionByToken(token: string): Promise<SubscriptionRecord | undefined>;
+  listSubscriptions(sourceId: number): Promise<SubscriptionRecord[]>;
+
+  /** Durable (committed to disk) when the promise resolves: WS-11, promise 2. */
+  insertInbox(row: NewInboxRow): Promise<number>;
+  getInbox(id: number): Promise<InboxRow | undefined>;
+  /** Rows not yet applied or superseded, oldest first: what a restart feeds back to ordering. */
+  listOpenInbox(sourceId: number): Promise<InboxRow[]>;
+  updateInbox(id: number, patch: { state?: InboxState; from?: string; until?: string; error?: string }): Promise<void>;
+  setInboxState(ids: readonly number[], state: InboxState): Promise<void>;
+  /** Drops bodies of finished rows older than `before` (keeps the table small). */
+  pruneInbox(sourceId: number, before: number): Promise<number>;
+
+  getPosition(sourceId: number): Promise<PositionRecord | undefined>;
+  savePosition(sourceId: number, patch: Omit<PositionRecord, 'sourceId'>): Promise<void>;
+
+  getResource(sourceId: number, uri: string): Promise<ResourceRecord | undefined>;
+  setResource(sourceId: number, uri: string, rec: ResourceRecord | null): Promise<void>;
+  listResourceUris(sourceId: number): Promise<string[]>;
+
+  addEvents(sourceId: number, events: readonly EventRecord[]): Promise<void>;
+  recentEvents(sourceId: number, limit: number): Promise<EventRecord[]>;
+
+  startCatchUp(sourceId: number, reason: CatchUpReason, from: string | undefined, to: string | undefined, now: number): Promise<number>;
+  finishCatchUp(id: number, patch: { state: CatchUpState; changes?: number; lastError?: string; finishedAt: number; to?: string }): Promise<void>;
+  lastCatchUp(sourceId: number): Promise<CatchUpRecord | undefined>;
+
+  counters(sourceId: number): Promise<SourceCounters>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,224 @@
+// The subscription lifecycle as pure decisions over plain records (WebSub §5-§7; RT-13, WS-5..WS-10,
+// WS-19). The clock and randomness come in as arguments; the shell (subscription/manager.ts) does the
+// HTTP and the storing.
+import { normaliseTopicUrl } from '@rsnotify/shared';
+import type { SubscriptionPatch, SubscriptionRecord } from '../store/repository.js';
+
+export interface LeasePolicy {
+  /** Renew when this fraction of the granted lease has passed (RT-13: well before expiry). */
+  readonly renewFraction: number;
+  readonly retryInitialMs: number;
+  readonly retryMaxMs: number;
+  /** A pending request with no verification after this long is given up and retried. */
+  readonly verificationTimeoutMs: number;
+  /** Used when a subscribe verification carries no hub.lease_seconds (RT-10 says it must). */
+  readonly assumedLeaseSeconds: number;
+}
+
+export const DEFAULT_LEASE_POLICY: LeasePolicy = {
+  renewFraction: 0.8,
+  retryInitialMs: 1_000,
+  retryMaxMs: 300_000,
+  verificationTimeoutMs: 120_000,
+  assumedLeaseSeconds: 3_600,
+};
+
+/** renewAt = verifiedAt + 0.8 * lease (RT-13, WS-9: the lease counts from the verification). */
+export function renewAtFor(verifiedAt: number, leaseSeconds: number, policy: Pick<LeasePolicy, 'renewFraction'> = DEFAULT_LEASE_POLICY): number {
+  return verifiedAt + Math.floor(leaseSeconds * 1000 * policy.renewFraction);
+}
+
+/** Exponential backoff with jitter in [50%, 100%] of the capped step; `attempt` counts from 1. */
+export function retryDelayMs(attempt: number, policy: Pick<LeasePolicy, 'retryInitialMs' | 'retryMaxMs'>, rand: () => number): number {
+  const step = Math.min(policy.retryMaxMs, policy.retryInitialMs * 2 ** Math.max(0, attempt - 1));
+  return Math.round(step * (0.5 + 0.5 * rand()));
+}
+
+export function topicsMatch(a: string, b: string): boolean {
+  return normaliseTopicUrl(a) === normaliseTopicUrl(b);
+}
+
+// ---- verification (WS-8, WS-9, WS-10)
+
+export interface VerificationQuery {
+  readonly mode?: string;
+  readonly topic?: string;
+  readonly challenge?: string;
+  readonly leaseSeconds?: string;
+  readonly reason?: string;
+}
+
+export type VerificationDecision =
+  | { readonly kind: 'confirm'; readonly challenge: string; readonly patch: SubscriptionPatch; readonly event: 'subscription.verified' | 'subscription.unsubscribed' }
+  | { readonly kind: 'denied'; readonly patch: SubscriptionPatch }
+  | { readonly kind: 'reject'; readonly why: string };
+
+export function decideVerification(
+  rec: SubscriptionRecord | undefined,
+  q: VerificationQuery,
+  now: number,
+  policy: Pick<LeasePolicy, 'renewFraction' | 'assumedLeaseSeconds'> = DEFAULT_LEASE_POLICY,
+): VerificationDecision {
+  if (!rec) return { kind: 'reject', why: 'unknown callback' };
+  if (!q.mode || q.topic === undefined) return { kind: 'reject', why: 'hub.mode or hub.topic missing' };
+  // WS-8: compare after decoding percent-encoded unreserved characters (WH-6).
+  if (!topicsMatch(q.topic, rec.topic)) return { kind: 'reject', why: 'topic does not match' };
+  if (q.mode === 'denied') {
+    // WS-10: the hub refuses; answer 2xx, record it, and do not retry in a loop.
+    if (rec.state === 'unsubscribed' || rec.state === 'abandoned') return { kind: 'reject', why: `denial for a ${rec.state} subscription` };
+    return { kind: 'denied', patch: { state: 'denied', deniedReason: q.reason ?? '', updatedAt: now } };
+  }
+  if (q.challenge === undefined || q.challenge === '') return { kind: 'reject', why: 'hub.challenge missing' };
+  if (q.mode === 'subscribe') {
+    if (rec.state !== 'pending-subscribe') return { kind: 'reject', why: `no pending subscribe (state ${rec.state})` };
+    const parsed = q.leaseSeconds !== undefined && /^\d+$/.test(q.leaseSeconds) ? Number(q.leaseSeconds) : undefined;
+    const lease = parsed !== undefined && parsed > 0 ? parsed : (rec.requestedLeaseSeconds ?? policy.assumedLeaseSeconds);
+    return {
+      kind: 'confirm',
+      challenge: q.challenge,
+      event: 'subscription.verified',
+      patch: {
+        state: 'active',
+        verifiedAt: now,
+        leaseSeconds: lease,
+        leaseExpiresAt: now + lease * 1000,
+        renewAt: renewAtFor(now, lease, policy),
+        lastError: undefined,
+        updatedAt: now,
+      },
+    };
+  }
+  if (q.mode === 'unsubscribe') {
+    // WS-9: hub.lease_seconds is ignored on unsubscribe verifications. WS-19: pending record needed.
+    if (rec.state !== 'pending-unsubscribe') return { kind: 'reject', why: `no pending unsubscribe (state ${rec.state})` };
+    return { kind: 'confirm', challenge: q.challenge, event: 'subscription.unsubscribed', patch: { state: 'unsubscribed', updatedAt: now } };
+  }
+  return { kind: 'reject', why: `unknown hub.mode ${q.mode}` };
+}
+
+// ---- delivery acceptance (WS-11, WS-12, WS-16)
+
+export type DeliveryAcceptance = { readonly kind: 'accept' } | { readonly kind: 'gone' } | { readonly kind: 'unknown' };
+
+export function decideDelivery(rec: SubscriptionRecord | undefined): DeliveryAcceptance {
+  if (!rec) return { kind: 'unknown' };
+  // WS-12: 410 tells the hub to drop a subscription we no longer want.
+  if (rec.state === 'unsubscribed' || rec.state === 'denied' || rec.state === 'abandoned') return { kind: 'gone' };
+  // pending-subscribe: the hub may deliver right after verifying, before we see our own commit;
+  // expired: the hub's clock may be behind ours. Both still carry real notifications.
+  return { kind: 'accept' };
+}
+
+// ---- planning: what to do next for one source
+
+export interface ChannelTarget {
+  readonly hub: string;
+  readonly topic: string;
+}
+
+export type SubscriptionAction =
+  | { readonly kind: 'subscribe'; readonly reason: 'initial' | 'renew' | 'retry' | 'expired' | 'migrate'; readonly attempt: number; readonly renewsId?: number }
+  | { readonly kind: 'unsubscribe'; readonly subscriptionId: number; readonly why: 'renewed' | 'migrated' | 'channel-removed' | 'disabled' }
+  | { readonly kind: 'expire'; readonly subscriptionId: number }
+  | { readonly kind: 'abandon'; readonly subscriptionId: number; readonly why: string };
+
+export interface SubscriptionPlan {
+  readonly actions: SubscriptionAction[];
+  /** When to plan again (ms), if nothing else happens before. */
+  readonly wakeAt?: number;
+  /** Set when the hub refused for good (WS-10): reported, not retried. */
+  readonly denied?: SubscriptionRecord;
+}
+
+function matches(sub: SubscriptionRecord, target: ChannelTarget): boolean {
+  return sub.hub === target.hub && topicsMatch(sub.topic, target.topic);
+}
+
+function earliest(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return Math.min(a, b);
+}
+
+/**
+ * Decides the next subscription steps of one source from its records. `target` is the channel found
+ * by the latest discovery (undefined: no channel, polling mode); `disabled` after `unsubscribe NAME`.
+ */
+export function planSubscription(input: {
+  readonly target?: ChannelTarget;
+  readonly disabled: boolean;
+  readonly subs: readonly SubscriptionRecord[];
+  readonly now: number;
+  readonly policy: LeasePolicy;
+  readonly rand: () => number;
+}): SubscriptionPlan {
+  const { target, now, policy } = input;
+  const actions: SubscriptionAction[] = [];
+  let wakeAt: number | undefined;
+  const live: SubscriptionRecord[] = [];
+  for (const s of input.subs) {
+    if (s.state === 'active' && s.leaseExpiresAt !== undefined && s.leaseExpiresAt <= now) actions.push({ kind: 'expire', subscriptionId: s.id });
+    else if (s.state === 'active') live.push(s);
+  }
+  const pendings = input.subs.filter((s) => s.state === 'pending-subscribe');
+
+  if (input.disabled || !target) {
+    const why = input.disabled ? 'disabled' : 'channel-removed';
+    for (const s of live) actions.push({ kind: 'unsubscribe', subscriptionId: s.id, why });
+    for (const s of pendings) actions.push({ kind: 'abandon', subscriptionId: s.id, why });
+    return { actions };
+  }
+
+  const onTarget = input.subs.filter((s) => matches(s, target));
+  const latest = onTarget.reduce<SubscriptionRecord | undefined>((a, s) => (!a || s.id > a.id ? s : a), undefined);
+  const current = live.filter((s) => matches(s, target)).reduce<SubscriptionRecord | undefined>((a, s) => (!a || s.id > a.id ? s : a), undefined);
+
+  // Pending requests for another channel, or superseded by a newer attempt, are given up.
+  for (const p of pendings) {
+    if (!matches(p, target)) actions.push({ kind: 'abandon', subscriptionId: p.id, why: 'channel changed' });
+    else if (latest && p.id !== latest.id) actions.push({ kind: 'abandon', subscriptionId: p.id, why: 'superseded' });
+  }
+
+  if (current) {
+    // Older callbacks of this channel (renewed) and subscriptions on a previous channel (migrated)
+    // are unsubscribed once the current one is verified: until then they keep delivering.
+    for (const s of live) {
+      if (s.id === current.id) continue;
+      actions.push({ kind: 'unsubscribe', subscriptionId: s.id, why: matches(s, target) ? 'renewed' : 'migrated' });
+    }
+  }
+
+  if (latest?.state === 'denied' && (!current || latest.id > current.id)) {
+    return { actions, denied: latest, ...(current?.leaseExpiresAt !== undefined ? { wakeAt: current.leaseExpiresAt } : {}) };
+  }
+
+  const nextAttempt = (): SubscriptionAction | number => {
+    // Returns an action to do now, or the time to try.
+    if (latest?.state === 'pending-subscribe') {
+      const deadline = latest.requestedAt + policy.verificationTimeoutMs;
+      if (now < deadline) return deadline;
+      actions.push({ kind: 'abandon', subscriptionId: latest.id, why: 'no verification in time' });
+      return { kind: 'subscribe', reason: 'retry', attempt: latest.attempt + 1, ...(current ? { renewsId: current.id } : {}) };
+    }
+    if (latest?.state === 'abandoned' && (!current || latest.id > current.id)) {
+      const at = latest.updatedAt + retryDelayMs(latest.attempt, policy, input.rand);
+      if (now < at) return at;
+      return { kind: 'subscribe', reason: 'retry', attempt: latest.attempt + 1, ...(current ? { renewsId: current.id } : {}) };
+    }
+    if (current) return { kind: 'subscribe', reason: 'renew', attempt: 1, renewsId: current.id };
+    const reason = input.subs.some((s) => s.state === 'expired' && matches(s, target)) ? 'expired' : live.length > 0 ? 'migrate' : 'initial';
+    return { kind: 'subscribe', reason, attempt: 1 };
+  };
+
+  if (current && current.renewAt !== undefined && now < current.renewAt) {
+    wakeAt = earliest(current.renewAt, current.leaseExpiresAt);
+    return { actions, wakeAt };
+  }
+  const next = nextAttempt();
+  if (typeof next === 'number') {
+    wakeAt = earliest(next, current?.leaseExpiresAt);
+  } else {
+    actions.push(next);
+  }
+  return { actions, ...(wakeAt !== undefined ? { wakeAt } : {}) };
+}

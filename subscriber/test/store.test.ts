@@ -1,0 +1,112 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { createResourceStateStore, openSqliteStore } from '../src/store/index.js';
+
+async function tempStore(t: { after: (fn: () => Promise<void>) => void }) {
+  const dir = await mkdtemp(join(tmpdir(), 'rsn-store-'));
+  const file = join(dir, 'sub', 'subscriber.db');
+  const store = openSqliteStore({ file });
+  t.after(async () => {
+    await store.close().catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+  });
+  return { store, file };
+}
+
+test('migrations apply on a fresh file; WAL and synchronous=FULL are on', async (t) => {
+  const { store } = await tempStore(t);
+  assert.equal(store.sqlite.pragma('journal_mode', { simple: true }), 'wal');
+  assert.equal(store.sqlite.pragma('synchronous', { simple: true }), 2);
+  const tables = (store.sqlite.prepare("SELECT name FROM sqlite_master WHERE type='table'").all() as { name: string }[]).map((r) => r.name);
+  for (const name of ['sources', 'subscriptions', 'inbox', 'position', 'resources', 'events', 'catchups']) assert.ok(tables.includes(name), name);
+});
+
+test('a reopened store keeps its data and does not re-run migrations', async (t) => {
+  const { store, file } = await tempStore(t);
+  const src = await store.ensureSource('a', 'http://x/');
+  await store.close();
+  const again = openSqliteStore({ file });
+  t.after(() => again.close().catch(() => undefined));
+  assert.equal((await again.getSource('a'))?.id, src.id);
+});
+
+test('promise 2: an inbox row is committed (visible to another connection) when insertInbox resolves', async (t) => {
+  const { store, file } = await tempStore(t);
+  const src = await store.ensureSource('a', 'http://x/');
+  const bodies = Array.from({ length: 20 }, (_, i) => Buffer.from(`<urlset>${i}</urlset>`));
+  const ids = await Promise.all(bodies.map((body) => store.insertInbox({ sourceId: src.id, receivedAt: 1, body, signature: 'unsigned' })));
+  const other = new Database(file, { readonly: true });
+  t.after(() => other.close());
+  const rows = other.prepare('SELECT id, body, state FROM inbox ORDER BY id').all() as { id: number; body: Buffer; state: string }[];
+  assert.deepEqual(rows.map((r) => r.id), ids);
+  assert.deepEqual(rows.map((r) => r.body.toString()), bodies.map((b) => b.toString()));
+  assert.ok(rows.every((r) => r.state === 'new'));
+});
+
+test('open inbox rows come back oldest first; finished ones do not', async (t) => {
+  const { store } = await tempStore(t);
+  const src = await store.ensureSource('a', 'http://x/');
+  const ids = [];
+  for (let i = 0; i < 4; i++) ids.push(await store.insertInbox({ sourceId: src.id, receivedAt: i, body: Buffer.from(String(i)), signature: 'ok' }));
+  await store.setInboxState([ids[1]!], 'applied');
+  await store.updateInbox(ids[2]!, { state: 'buffered', from: '2020-01-01T00:00:00Z', until: '2020-01-01T00:00:05Z' });
+  const open = await store.listOpenInbox(src.id);
+  assert.deepEqual(open.map((r) => r.id), [ids[0], ids[2], ids[3]]);
+  assert.equal(open[1]!.until, '2020-01-01T00:00:05Z');
+  assert.equal((await store.counters(src.id)).openInbox, 3);
+});
+
+test('subscriptions: insert, find by token, update', async (t) => {
+  const { store } = await tempStore(t);
+  const src = await store.ensureSource('a', 'http://x/');
+  const rec = await store.insertSubscription({
+    sourceId: src.id, hub: 'http://h/', topic: 'http://t/', callbackToken: 'tok', callbackUrl: 'http://cb/callback/tok', secret: 'sec',
+    state: 'pending-subscribe', requestedAt: 10, attempt: 1, requestedLeaseSeconds: 300,
+  });
+  assert.equal((await store.findSubscriptionByToken('tok'))?.id, rec.id);
+  assert.equal(await store.findSubscriptionByToken('nope'), undefined);
+  const up = await store.updateSubscription(rec.id, { state: 'active', leaseExpiresAt: 99, updatedAt: 11 });
+  assert.equal(up?.state, 'active');
+  const found = await store.findSubscriptionByToken('tok');
+  assert.equal(found?.leaseExpiresAt, 99);
+  assert.equal(found?.secret, 'sec');
+  assert.equal(found?.verifiedAt, undefined);
+});
+
+test('position round trip keeps the lexical datetime', async (t) => {
+  const { store } = await tempStore(t);
+  const src = await store.ensureSource('a', 'http://x/');
+  assert.equal(await store.getPosition(src.id), undefined);
+  await store.savePosition(src.id, { syncedUntil: '2021-05-01T10:00:00.123400Z', gapOpenedAt: 5 });
+  await store.savePosition(src.id, { syncedUntil: '2021-05-01T10:00:01.000001Z', gapOpenedAt: undefined });
+  const pos = await store.getPosition(src.id);
+  assert.equal(pos?.syncedUntil, '2021-05-01T10:00:01.000001Z');
+  assert.equal(pos?.gapOpenedAt, undefined);
+});
+
+test('the mirror ResourceStateStore reads back what it wrote; null deletes', async (t) => {
+  const { store } = await tempStore(t);
+  const src = await store.ensureSource('a', 'http://x/');
+  const rs = createResourceStateStore(store, src.id);
+  assert.equal(await rs.get('http://x/r'), undefined);
+  await rs.set('http://x/r', { path: '/m/x/r', sha256: 'ab', length: 2, lastChangeKey: '2020-01-01T00:00:00.' });
+  assert.deepEqual(await rs.get('http://x/r'), { sha256: 'ab', length: 2, lastChangeKey: '2020-01-01T00:00:00.' });
+  await rs.set('http://x/r', null);
+  assert.equal(await rs.get('http://x/r'), undefined);
+});
+
+test('group commit isolates a failing write from its neighbours', async (t) => {
+  const { store } = await tempStore(t);
+  const src = await store.ensureSource('a', 'http://x/');
+  const good = store.insertInbox({ sourceId: src.id, receivedAt: 1, body: Buffer.from('a'), signature: 'ok' });
+  const bad = store.insertInbox({ sourceId: 9999, receivedAt: 1, body: Buffer.from('b'), signature: 'ok' }); // FK violation
+  const good2 = store.insertInbox({ sourceId: src.id, receivedAt: 1, body: Buffer.from('c'), signature: 'ok' });
+  await assert.rejects(bad);
+  assert.equal(typeof (await good), 'number');
+  assert.equal(typeof (await good2), 'number');
+  assert.equal((await store.listOpenInbox(src.id)).length, 2);
+});
