@@ -19,8 +19,8 @@ const rows: [string, FetchOutcome, number, RetryDecision][] = [
   ['410 fails at once', { kind: 'status', status: 410 }, 1, { action: 'fail', code: 'RSN_HTTP_STATUS', status: 410 }],
   ['a network error is retried', { kind: 'network', code: 'ECONNRESET' }, 1, { action: 'retry', delayMs: 100 }],
   ['a network error on the last attempt is RSN_FETCH_FAILED', { kind: 'network', code: 'UND_ERR_SOCKET' }, 4, { action: 'fail', code: 'RSN_FETCH_FAILED' }],
-  ['RC-26: a hash mismatch is retried (the resource may have moved on)', { kind: 'integrity', code: 'RSN_HASH_MISMATCH' }, 1, { action: 'retry', delayMs: 100 }],
-  ['RC-26: a hash mismatch on the last attempt is reported with its code', { kind: 'integrity', code: 'RSN_HASH_MISMATCH' }, 4, { action: 'fail', code: 'RSN_HASH_MISMATCH' }],
+  ['RC-26: a hash mismatch fails at once with its code (the caller knows whether a later change supersedes it)', { kind: 'integrity', code: 'RSN_HASH_MISMATCH' }, 1, { action: 'fail', code: 'RSN_HASH_MISMATCH' }],
+  ['RC-27: a length mismatch fails at once with its code', { kind: 'integrity', code: 'RSN_LENGTH_MISMATCH' }, 1, { action: 'fail', code: 'RSN_LENGTH_MISMATCH' }],
   ['a refused address is never retried', { kind: 'fatal', code: 'RSN_OUTBOUND_PRIVATE_ADDRESS' }, 1, { action: 'fail', code: 'RSN_OUTBOUND_PRIVATE_ADDRESS' }],
   ['the delay is capped', { kind: 'status', status: 500 }, 3, { action: 'retry', delayMs: 400 }],
 ];

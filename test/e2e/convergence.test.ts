@@ -99,9 +99,16 @@ async function assertConverged(rig: Rig): Promise<void> {
   await rig.sim.flush();
   const target = rig.sim.lastUntil();
   assert.ok(target, 'the Source made notifications');
-  await waitFor(async () => (await subscriberStatus(rig))?.syncedUntil === target, {
-    timeoutMs: 90_000, intervalMs: 500, what: `syncedUntil = the Source's last until ${target}`,
-  });
+  try {
+    await waitFor(async () => (await subscriberStatus(rig))?.syncedUntil === target, {
+      timeoutMs: 90_000, intervalMs: 500, what: `syncedUntil = the Source's last until ${target}`,
+    });
+  } catch (err) {
+    // The subscriber's own account of what it waits for is the fastest way to the cause.
+    const status = await subscriberStatus(rig).catch(() => undefined);
+    const events = rig.subscriber.lines.filter((l) => !l.includes('"notification.received"')).slice(-40);
+    throw new Error(`${(err as Error).message}\nstatus: ${JSON.stringify(status)}\nsubscriber log (last lines):\n${events.join('\n')}`);
+  }
   const comparison = await waitFor(async () => { const c = await compareMirror(rig.sim, rig.mirrorDir); return c.inSync ? c : undefined; }, {
     timeoutMs: 30_000, intervalMs: 500, what: 'mirror byte-identical to the Source',
   });

@@ -43,16 +43,19 @@ function backoff(attempt: number, o: Required<Omit<RetryPolicyOptions, 'maxAttem
 /**
  * `attempt` is the number of the attempt that just ended (1 for the first). 5xx, 429 and network
  * errors are retried with exponential backoff (429 and 503 honour Retry-After); an integrity failure
- * is retried too, since the resource may have changed under us; other statuses fail at once.
+ * and other statuses fail at once.
  */
 export function decideRetry(outcome: FetchOutcome, attempt: number, now: number, options: RetryPolicyOptions): RetryDecision {
   const o = { ...DEFAULTS, ...options };
   if (outcome.kind === 'ok') return { action: 'done' };
   if (outcome.kind === 'fatal') return { action: 'fail', code: outcome.code };
+  // An integrity failure is reported at once. The Source serves only current bytes, so a mismatch
+  // almost always means the resource changed again after this change was announced: fetching it again
+  // gets the same newer bytes. Whether a later change supersedes it is known only to the caller (the
+  // buffer, the Change Lists), which also owns the slower retry for a mismatch that stands. Retrying
+  // here cost 1.4 s per stale resource and made a lagging subscriber fall further behind.
+  if (outcome.kind === 'integrity') return { action: 'fail', code: outcome.code };
   const exhausted = attempt >= o.maxAttempts;
-  if (outcome.kind === 'integrity') {
-    return exhausted ? { action: 'fail', code: outcome.code } : { action: 'retry', delayMs: backoff(attempt, o) };
-  }
   if (outcome.kind === 'network') {
     return exhausted ? { action: 'fail', code: 'RSN_FETCH_FAILED' } : { action: 'retry', delayMs: backoff(attempt, o) };
   }
