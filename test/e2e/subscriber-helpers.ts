@@ -1,11 +1,13 @@
 // Helpers for the subscriber end-to-end tests: a temp workspace, a subscriber config for one
-// simulated Source, and the byte-for-byte comparison of a mirror with the simulator's snapshot().
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+// simulated Source, the real hub, and (from the harness) the mirror comparison.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { uriToMirrorPath, isTempFileName, type SourceStatus, type SubscriberConfig } from '@rsnotify/subscriber';
+import type { SourceStatus, SubscriberConfig } from '@rsnotify/subscriber';
 import { compareDateTime, parseDateTime } from '@rsnotify/shared';
 import { startHub } from '@rsnotify/hub';
+
+export { diffMirror, mirrorEquals, type MirrorDiff } from '../src/harness/index.js';
 
 export interface Workspace {
   readonly dir: string;
@@ -36,54 +38,6 @@ export async function writeConfigFile(ws: Workspace, cfg: SubscriberConfig): Pro
   const file = join(ws.dir, 'subscriber.json');
   await writeFile(file, JSON.stringify(cfg, null, 2));
   return file;
-}
-
-async function listFiles(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  let entries;
-  try {
-    entries = await readdir(dir, { withFileTypes: true });
-  } catch {
-    return out;
-  }
-  for (const e of entries) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...(await listFiles(p)));
-    else if (!isTempFileName(e.name)) out.push(p);
-  }
-  return out;
-}
-
-export interface MirrorDiff {
-  readonly missing: string[];
-  readonly different: string[];
-  readonly extra: string[];
-}
-
-/** Compares every snapshot entry byte for byte and looks for files that should not be there. */
-export async function diffMirror(mirrorDir: string, snapshot: ReadonlyMap<string, { bytes: Buffer }>): Promise<MirrorDiff> {
-  const missing: string[] = [];
-  const different: string[] = [];
-  const expected = new Set<string>();
-  for (const [uri, entry] of snapshot) {
-    const path = uriToMirrorPath(mirrorDir, uri);
-    expected.add(path);
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(path);
-    } catch {
-      missing.push(uri);
-      continue;
-    }
-    if (!bytes.equals(entry.bytes)) different.push(uri);
-  }
-  const extra = (await listFiles(mirrorDir)).filter((p) => !expected.has(p));
-  return { missing, different, extra };
-}
-
-export async function mirrorEquals(mirrorDir: string, snapshot: ReadonlyMap<string, { bytes: Buffer }>): Promise<boolean> {
-  const d = await diffMirror(mirrorDir, snapshot);
-  return d.missing.length === 0 && d.different.length === 0 && d.extra.length === 0;
 }
 
 /**

@@ -20,6 +20,8 @@ export interface SourceStatus {
   /** Notifications stored but not yet applied (waiting for a gap to close, or being applied). */
   readonly buffered: number;
   readonly catchUps: number;
+  /** Changes from notifications and catch-ups carried out on the mirror (files written or removed); the baseline shows in `resources`. */
+  readonly changesApplied: number;
   /** Changes that failed to apply (hash/length mismatch, fetch failures), plus ignored deliveries. */
   readonly errors: number;
   readonly lastError?: string;
@@ -74,6 +76,7 @@ export async function sourceStatus(repo: SubscriberRepository, source: SourceRec
     lagMs,
     buffered: live.buffered ?? counters.openInbox,
     catchUps: counters.catchUps,
+    changesApplied: counters.appliedEvents,
     errors: counters.failedEvents + source.ignoredDeliveries,
     ...(lastError ? { lastError } : {}),
     ...(pos?.lastAppliedAt !== undefined ? { lastAppliedAt: iso(pos.lastAppliedAt)! } : {}),
@@ -102,6 +105,7 @@ export function formatStatus(statuses: readonly SourceStatus[]): string {
     row('lag', `${s.lagMs} ms`);
     row('buffered', s.buffered);
     row('catch-ups', s.catchUps);
+    row('applied', s.changesApplied);
     row('resources', s.resources);
     row('last applied', s.lastAppliedAt);
     row('errors', s.errors);

@@ -125,6 +125,8 @@ export interface SourceCounters {
   readonly newestUntil?: string;
   readonly catchUps: number;
   readonly failedEvents: number;
+  /** Changes carried out on the mirror: files written plus files removed. */
+  readonly appliedEvents: number;
   readonly resources: number;
 }
 

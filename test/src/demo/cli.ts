@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // `pnpm demo [--faults] [--rate N] [--duration S] [--data DIR]`: the live loopback demo.
+import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { runDemo } from './run.js';
 
@@ -16,9 +17,11 @@ const program = new Command('rsnotify-demo')
   .parse();
 
 const o = program.opts<{ data: string; rate: string; faults: boolean; duration: string; hubPort: string; sourcePort: string; subscriberPort: string; seed: string }>();
+// pnpm runs this script inside test/; a relative --data means relative to where `pnpm demo` was typed.
+const dataDir = resolve(process.env.INIT_CWD ?? process.cwd(), o.data);
 const result = await runDemo({
-  dataDir: o.data, rate: Number(o.rate), faults: o.faults, durationSeconds: Number(o.duration),
+  dataDir, rate: Number(o.rate), faults: o.faults, durationSeconds: Number(o.duration),
   hubPort: Number(o.hubPort), sourcePort: Number(o.sourcePort), subscriberPort: Number(o.subscriberPort),
   seed: Number(o.seed), out: process.stdout,
 });
-process.exit(result.converged && result.audit.inSync ? 0 : 1);
+process.exit(result.converged && result.inSync ? 0 : 1);

@@ -3,12 +3,11 @@
 // live; on stop (Ctrl-C, or --duration) the changes stop, the subscriber is given time to converge,
 // and an audit proves the mirror equals the Source byte for byte.
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { createHash } from 'node:crypto';
 import { request } from 'undici';
 import { startHub, type RunningHub } from '@rsnotify/hub';
-import { startSubscriber, uriToMirrorPath, type RunningSubscriber } from '@rsnotify/subscriber';
+import { startSubscriber, type RunningSubscriber } from '@rsnotify/subscriber';
+import { diffMirror, isIdentical, type MirrorDiff } from '../harness/index.js';
 import { startSourceSimulator, type SourceSimulator } from '../source-simulator/index.js';
 import { ProgressLine, formatProgress, type DemoCounters } from './progress.js';
 
@@ -28,22 +27,7 @@ export interface DemoOptions {
 
 interface DemoState { token: string; topicPrefix: string }
 
-export interface DemoResult { converged: boolean; audit: MirrorComparison }
-
-export interface MirrorComparison { inSync: boolean; checked: number; missing: string[]; different: string[]; extra: number }
-
-/** Compares the mirror with the simulator's exact state: every resource present with the same bytes. */
-export async function compareMirror(sim: SourceSimulator, mirrorDir: string): Promise<MirrorComparison> {
-  const missing: string[] = [];
-  const different: string[] = [];
-  const snapshot = sim.snapshot();
-  for (const [uri, expected] of snapshot) {
-    let bytes: Buffer;
-    try { bytes = await readFile(uriToMirrorPath(mirrorDir, uri)); } catch { missing.push(uri); continue; }
-    if (createHash('sha256').update(bytes).digest('hex') !== expected.sha256) different.push(uri);
-  }
-  return { inSync: missing.length === 0 && different.length === 0, checked: snapshot.size, missing, different, extra: 0 };
-}
+export interface DemoResult { converged: boolean; inSync: boolean; audit: MirrorDiff }
 
 async function deliveredCount(hubUrl: string): Promise<number> {
   try {
@@ -113,6 +97,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   };
   const progress = new ProgressLine(options.out);
   const started = Date.now();
+  // A rerun resumes a stored mirror: show what this run applied, like the other counters.
+  const appliedBefore = (await subscriber.status())[0]?.changesApplied ?? 0;
+  const deliveredBefore = await deliveredCount(hub.url);
   let stopping = false;
   let stopRequested: () => void = () => {};
   const stopSignal = new Promise<void>((r) => { stopRequested = r; });
@@ -128,10 +115,10 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       counters.catchUps = st.catchUps ?? 0;
       counters.errors = st.errors ?? 0;
       counters.syncedUntil = st.syncedUntil;
-      counters.changesApplied = (st as { changesApplied?: number }).changesApplied ?? counters.changesApplied;
+      counters.changesApplied = st.changesApplied - appliedBefore;
     }
     counters.sourceUntil = sim.lastUntil();
-    counters.notificationsDelivered = await deliveredCount(hub.url);
+    counters.notificationsDelivered = (await deliveredCount(hub.url)) - deliveredBefore;
     progress.update(formatProgress(counters, Date.now() - started));
   };
 
@@ -173,15 +160,16 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   }
   clearInterval(ticker);
   progress.finish(formatProgress(counters, Date.now() - started));
-  const audit = await compareMirror(sim, mirrorDir);
+  const audit = await diffMirror(mirrorDir, sim.snapshot());
+  const inSync = isIdentical(audit);
   say(converged ? `converged: syncedUntil = ${counters.syncedUntil} = the Source's last until` : `NOT converged within 60 s (syncedUntil ${counters.syncedUntil}, Source ${target})`);
-  say(audit.inSync
-    ? `audit: mirror equals the Source, ${audit.checked} resources byte for byte`
-    : `audit: ${audit.missing.length} missing, ${audit.different.length} different of ${audit.checked} (first: ${[...audit.missing, ...audit.different].slice(0, 3).join(', ')})`);
+  say(inSync
+    ? `audit: mirror equals the Source, ${audit.checked} resources byte for byte, no extra files`
+    : `audit: ${audit.missing.length} missing, ${audit.different.length} different of ${audit.checked}, ${audit.extra.length} extra (first: ${[...audit.missing, ...audit.different, ...audit.extra].slice(0, 3).join(', ')})`);
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
   await subscriber.close();
   await sim.close();
   await hub.close();
-  return { converged, audit };
+  return { converged, inSync, audit };
 }

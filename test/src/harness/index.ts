@@ -3,3 +3,4 @@
 export * from './ports.js';
 export * from './wait.js';
 export * from './processes.js';
+export * from './mirror.js';

@@ -313,12 +313,15 @@ export class SqliteSubscriberStore implements SubscriberRepository {
       .get();
     const catchUps = this.db.select({ n: count() }).from(schema.catchups).where(eq(schema.catchups.sourceId, sourceId)).get();
     const failed = this.db.select({ n: count() }).from(schema.events).where(and(eq(schema.events.sourceId, sourceId), eq(schema.events.outcome, 'failed'))).get();
+    const appliedRow = this.db.select({ n: count() }).from(schema.events)
+      .where(and(eq(schema.events.sourceId, sourceId), inArray(schema.events.outcome, ['written', 'deleted']))).get();
     const res = this.db.select({ n: count() }).from(schema.resources).where(eq(schema.resources.sourceId, sourceId)).get();
     return {
       openInbox: open?.n ?? 0,
       newestUntil: newest?.until ?? undefined,
       catchUps: catchUps?.n ?? 0,
       failedEvents: failed?.n ?? 0,
+      appliedEvents: appliedRow?.n ?? 0,
       resources: res?.n ?? 0,
     };
   }
