@@ -23,7 +23,8 @@ after(async () => {
   }
 });
 
-type Route = (req: IncomingMessage, base: string) => { status?: number; type?: string; body?: string; headers?: Record<string, string> } | undefined;
+type RouteAnswer = { status?: number; type?: string; body?: string; headers?: Record<string, string | undefined> };
+type Route = (req: IncomingMessage, base: string) => RouteAnswer | undefined;
 
 async function serve(route: Route): Promise<string> {
   let base = '';

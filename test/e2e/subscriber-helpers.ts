@@ -3,9 +3,11 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SourceStatus, SubscriberConfig } from '@rsnotify/subscriber';
+import { startSubscriber, type RunningSubscriber, type SourceStatus, type SubscriberConfig } from '@rsnotify/subscriber';
 import { compareDateTime, parseDateTime } from '@rsnotify/shared';
 import { startHub } from '@rsnotify/hub';
+import { startSourceSimulator, type SourceSimulator } from '../src/source-simulator/index.js';
+import { waitFor } from '../src/harness/index.js';
 
 export { diffMirror, mirrorEquals, type MirrorDiff } from '../src/harness/index.js';
 
@@ -70,4 +72,40 @@ export async function startE2EHub(options: { dbFile: string; port?: number; leas
     retry: { initialDelayMs: 100, maxDelayMs: 1_000, maxAgeMs: 120_000 },
     logLevel: process.env.RSN_E2E_LOG ? 'debug' : 'silent',
   });
+}
+
+// ---- the whole live chain: real hub, simulated Source, subscriber daemon
+
+export interface LiveRig {
+  readonly ws: Workspace;
+  readonly hub: E2EHub;
+  readonly sim: SourceSimulator;
+  readonly sub: RunningSubscriber;
+  readonly mirrorDir: string;
+}
+
+type SourceExtra = Parameters<typeof subscriberConfig>[2];
+
+/**
+ * The real hub and the subscriber on loopback, with the simulated Source registered at the hub;
+ * returns once the subscription is active and the baseline has set a position. Torn down after `t`.
+ */
+export async function startLiveRig(
+  t: { after: (fn: () => Promise<void>) => void },
+  options: { prefix: string; seed: number; initialResources: number; source?: SourceExtra },
+): Promise<LiveRig> {
+  const ws = await workspace(options.prefix);
+  const hub = await startE2EHub({ dbFile: join(ws.dir, 'hub.db') });
+  const sim = await startSourceSimulator({ seed: options.seed, initialResources: options.initialResources });
+  const { token } = await hub.addSource('sim', [sim.topicPrefix]);
+  sim.setHub(hub.url, token);
+  const sub = await startSubscriber(subscriberConfig(ws, sim.wellKnownUrl, options.source));
+  t.after(async () => {
+    await sub.close();
+    await sim.close();
+    await hub.close();
+    await ws.remove();
+  });
+  await waitFor(async () => { const s = (await sub.status())[0]; return s?.subscriptionState === 'active' && s.syncedUntil; }, { what: 'subscribed and baselined' });
+  return { ws, hub, sim, sub, mirrorDir: ws.mirrorDir };
 }

@@ -9,31 +9,12 @@ import { compareDateTime, parseDateTime } from '@rsnotify/shared';
 import { startSubscriber, uriToMirrorPath, type RunningSubscriber } from '@rsnotify/subscriber';
 import { startSourceSimulator, type SourceSimulator } from '../src/source-simulator/index.js';
 import { waitFor } from '../src/harness/index.js';
-import { diffMirror, isSyncedTo, mirrorEquals, startE2EHub, subscriberConfig, workspace, type E2EHub, type Workspace } from './subscriber-helpers.js';
+import { diffMirror, isSyncedTo, mirrorEquals, startLiveRig, type LiveRig } from './subscriber-helpers.js';
 
-interface Rig {
-  ws: Workspace;
-  hub: E2EHub;
-  sim: SourceSimulator;
-  sub: RunningSubscriber;
-}
+type Rig = LiveRig;
 
-async function rig(t: { after: (fn: () => Promise<void>) => void }): Promise<Rig> {
-  const ws = await workspace('rsn-hostile-');
-  const hub = await startE2EHub({ dbFile: join(ws.dir, 'hub.db') });
-  const sim = await startSourceSimulator({ seed: 23, initialResources: 10 });
-  const { token } = await hub.addSource('sim', [sim.topicPrefix]);
-  sim.setHub(hub.url, token);
-  const sub = await startSubscriber(subscriberConfig(ws, sim.wellKnownUrl));
-  t.after(async () => {
-    await sub.close();
-    await sim.close();
-    await hub.close();
-    await ws.remove();
-  });
-  await waitFor(async () => (await sub.status())[0]?.subscriptionState === 'active' && (await sub.status())[0]?.syncedUntil, { what: 'subscribed and baselined' });
-  return { ws, hub, sim, sub };
-}
+const rig = (t: { after: (fn: () => Promise<void>) => void }): Promise<Rig> =>
+  startLiveRig(t, { prefix: 'rsn-hostile-', seed: 23, initialResources: 10 });
 
 test('RN-11/RC-26: a hash mismatch is an error with a code, never kept, and the position waits until the bytes are right', async (t) => {
   const r = await rig(t);

@@ -8,31 +8,12 @@ import { join } from 'node:path';
 import { startSubscriber, type RunningSubscriber } from '@rsnotify/subscriber';
 import { startSourceSimulator, type SourceSimulator } from '../src/source-simulator/index.js';
 import { waitFor } from '../src/harness/index.js';
-import { diffMirror, isSyncedTo, mirrorEquals, startE2EHub, subscriberConfig, workspace, type E2EHub } from './subscriber-helpers.js';
+import { diffMirror, isSyncedTo, mirrorEquals, startLiveRig, type LiveRig } from './subscriber-helpers.js';
 
-interface Rig {
-  hub: E2EHub;
-  sim: SourceSimulator;
-  sub: RunningSubscriber;
-  mirrorDir: string;
-}
+type Rig = LiveRig;
 
-async function rig(t: { after: (fn: () => Promise<void>) => void }): Promise<Rig> {
-  const ws = await workspace('rsn-stream-');
-  const hub = await startE2EHub({ dbFile: join(ws.dir, 'hub.db') });
-  const sim = await startSourceSimulator({ seed: 11, initialResources: 30 });
-  const { token } = await hub.addSource('sim', [sim.topicPrefix]);
-  sim.setHub(hub.url, token);
-  const sub = await startSubscriber(subscriberConfig(ws, sim.wellKnownUrl, { gapTimeout: '300ms' }));
-  t.after(async () => {
-    await sub.close();
-    await sim.close();
-    await hub.close();
-    await ws.remove();
-  });
-  await waitFor(async () => (await sub.status())[0]?.subscriptionState === 'active' && (await sub.status())[0]?.syncedUntil, { what: 'subscribed and baselined' });
-  return { hub, sim, sub, mirrorDir: ws.mirrorDir };
-}
+const rig = (t: { after: (fn: () => Promise<void>) => void }): Promise<Rig> =>
+  startLiveRig(t, { prefix: 'rsn-stream-', seed: 11, initialResources: 30, source: { gapTimeout: '300ms' } });
 
 async function converged(r: Rig, what: string, timeoutMs = 30_000): Promise<void> {
   await r.sim.flush();

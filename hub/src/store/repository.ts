@@ -86,16 +86,10 @@ export interface CursorUpdate {
   readonly givenUp?: { readonly seq: number; readonly reason: string; readonly topicId: number; readonly callback: string };
 }
 
-export interface ActivatedSubscription {
-  readonly topicUrl: string;
-  readonly topicAsGiven: string;
-  readonly callback: string;
-  readonly secret: string | undefined;
-  readonly algorithm: SignatureMethod;
-  readonly leaseSeconds: number;
-  readonly leaseExpiresAt: number;
-  readonly now: number;
-}
+/** A verified subscribe: the lease and secret it grants, applied to the (topic, callback) pair. */
+export type ActivatedSubscription =
+  Pick<Subscription, 'topicUrl' | 'topicAsGiven' | 'callback' | 'secret' | 'algorithm' | 'leaseSeconds' | 'leaseExpiresAt'>
+  & { readonly now: number };
 
 export interface SubscriptionCounts {
   readonly active: number;

@@ -15,7 +15,7 @@ import type { BenchContext, BenchRow, BenchScenario } from '../types.js';
 
 const THIS_FILE = fileURLToPath(import.meta.url);
 const FULL_ENTRIES = 50_000;
-const RUNS = 3;
+const RUNS = 5;
 
 type Mode = 'stream' | 'baseline' | 'stream-live';
 

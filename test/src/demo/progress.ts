@@ -34,7 +34,9 @@ export class ProgressLine {
 
   update(text: string, now = Date.now()): void {
     if (this.isTerminal) {
-      this.out.write(`\r\x1b[2K${text}`);
+      // A wrapped line cannot be redrawn with \r: clip it to the terminal's width.
+      const width = this.out.columns > 1 ? this.out.columns - 1 : text.length;
+      this.out.write(`\r\x1b[2K${text.length > width ? text.slice(0, width) : text}`);
     } else if (now - this.lastPlain >= this.plainEveryMs) {
       this.lastPlain = now;
       this.out.write(`${text}\n`);
