@@ -88,6 +88,10 @@ async function closeRuntime(rt: Omit<Runtime, 'subDeps'>): Promise<void> {
   await rt.repo.close();
 }
 
+const INBOX_RETENTION_MS = 3_600_000;
+const HISTORY_RETENTION_MS = 7 * 24 * 3_600_000;
+const PRUNE_INTERVAL_MS = 600_000;
+
 export async function startSubscriber(config: SubscriberConfig | ResolvedConfig, options: StartOptions = {}): Promise<RunningSubscriber> {
   const cfg = resolveConfig(config);
   const base = buildRuntime(cfg, options);
@@ -137,11 +141,15 @@ export async function startSubscriber(config: SubscriberConfig | ResolvedConfig,
   }
   for (const runner of runners.values()) runner.start();
 
-  // Finished inbox rows are kept a while for inspection, then dropped.
+  // Finished inbox rows are kept an hour for inspection, events and catch-ups a week; the running
+  // totals that `status` shows live on the source row and survive this.
   const prune = setInterval(() => {
-    const before = base.clock() - 3_600_000;
-    for (const r of runners.values()) void base.repo.pruneInbox(r.sourceId, before).catch(() => undefined);
-  }, 600_000);
+    const now = base.clock();
+    for (const r of runners.values()) {
+      void base.repo.pruneInbox(r.sourceId, now - INBOX_RETENTION_MS).catch(() => undefined);
+      void base.repo.pruneHistory(r.sourceId, now - HISTORY_RETENTION_MS).catch(() => undefined);
+    }
+  }, PRUNE_INTERVAL_MS);
   prune.unref();
 
   let closing: Promise<void> | undefined;

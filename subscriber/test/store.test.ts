@@ -3,6 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { createResourceStateStore, openSqliteStore } from '../src/store/index.js';
 
@@ -109,4 +112,49 @@ test('group commit isolates a failing write from its neighbours', async (t) => {
   assert.equal(typeof (await good), 'number');
   assert.equal(typeof (await good2), 'number');
   assert.equal((await store.listOpenInbox(src.id)).length, 2);
+});
+
+test('status totals survive pruning: events and finished catch-ups go after the retention, the counts stay', async (t) => {
+  const { store } = await tempStore(t);
+  const src = await store.ensureSource('a', 'http://x/');
+  await store.addEvents(src.id, [
+    { at: 100, uri: 'http://x/1', change: 'created', outcome: 'written' },
+    { at: 100, uri: 'http://x/2', change: 'deleted', outcome: 'deleted' },
+    { at: 100, uri: 'http://x/3', change: 'updated', outcome: 'skipped' },
+    { at: 100, uri: 'http://x/4', change: 'updated', outcome: 'failed', errorCode: 'RSN_HASH_MISMATCH', error: 'x' },
+  ]);
+  const done = await store.startCatchUp(src.id, 'gap', '2020-01-01T00:00:00Z', '2020-01-01T00:00:01Z', 100);
+  await store.finishCatchUp(done, { state: 'done', finishedAt: 110 });
+  await store.startCatchUp(src.id, 'gap', '2020-01-01T00:00:01Z', '2020-01-01T00:00:02Z', 120); // still running
+  await store.addEvents(src.id, [{ at: 5_000, uri: 'http://x/5', change: 'created', outcome: 'written' }]);
+  const before = await store.counters(src.id);
+  assert.deepEqual([before.appliedEvents, before.failedEvents, before.catchUps], [3, 1, 2]);
+
+  assert.equal(await store.pruneHistory(src.id, 1_000), 5, 'four old events and the finished catch-up');
+  assert.deepEqual((await store.recentEvents(src.id, 10)).map((e) => e.uri), ['http://x/5']);
+  assert.equal((await store.lastCatchUp(src.id))?.state, 'running', 'a running catch-up is never pruned');
+  const after = await store.counters(src.id);
+  assert.deepEqual([after.appliedEvents, after.failedEvents, after.catchUps], [3, 1, 2]);
+});
+
+test('migration 0001 starts the totals from the rows a database already had', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'rsn-store-migrate-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const file = join(dir, 'subscriber.db');
+  // A database as the first release left it: only migration 0000, with history rows.
+  const old = new Database(file);
+  const init = readFileSync(fileURLToPath(new URL('../drizzle/0000_init.sql', import.meta.url)), 'utf8');
+  for (const stmt of init.split('--> statement-breakpoint')) if (stmt.trim()) old.exec(stmt);
+  old.exec(`CREATE TABLE "__drizzle_migrations" (id INTEGER PRIMARY KEY AUTOINCREMENT, hash text NOT NULL, created_at numeric)`);
+  const journal = JSON.parse(readFileSync(fileURLToPath(new URL('../drizzle/meta/_journal.json', import.meta.url)), 'utf8')) as { entries: { tag: string; when: number }[] };
+  old.prepare('INSERT INTO "__drizzle_migrations" (hash, created_at) VALUES (?, ?)').run(createHash('sha256').update(init).digest('hex'), journal.entries[0]!.when);
+  old.exec(`INSERT INTO sources (id, name, url) VALUES (1, 'a', 'http://x/')`);
+  old.exec(`INSERT INTO events (source_id, at, uri, change, outcome) VALUES (1, 1, 'u1', 'created', 'written'), (1, 1, 'u2', 'deleted', 'deleted'), (1, 1, 'u3', 'updated', 'failed')`);
+  old.exec(`INSERT INTO catchups (source_id, reason, state, started_at) VALUES (1, 'gap', 'done', 1)`);
+  old.close();
+
+  const store = openSqliteStore({ file });
+  t.after(() => store.close().catch(() => undefined));
+  const c = await store.counters(1);
+  assert.deepEqual([c.appliedEvents, c.failedEvents, c.catchUps], [2, 1, 1]);
 });

@@ -151,6 +151,8 @@ export interface SubscriberRepository {
   setInboxState(ids: readonly number[], state: InboxState): Promise<void>;
   /** Drops bodies of finished rows older than `before` (keeps the table small). */
   pruneInbox(sourceId: number, before: number): Promise<number>;
+  /** Drops events and finished catch-ups older than `before`; the running totals in counters() stay. */
+  pruneHistory(sourceId: number, before: number): Promise<number>;
 
   getPosition(sourceId: number): Promise<PositionRecord | undefined>;
   savePosition(sourceId: number, patch: Omit<PositionRecord, 'sourceId'>): Promise<void>;

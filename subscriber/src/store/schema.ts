@@ -19,6 +19,11 @@ export const sources = sqliteTable('sources', {
   /** Set by `unsubscribe NAME`: the daemon does not subscribe again until its next start. */
   subscriptionDisabled: integer('subscription_disabled', { mode: 'boolean' }).notNull().default(false),
   ignoredDeliveries: integer('ignored_deliveries').notNull().default(0),
+  // Running totals for `status`: the events and catchups rows they count are pruned after a while,
+  // so they are kept here, updated in the same transaction as the rows.
+  changesApplied: integer('changes_applied').notNull().default(0),
+  changesFailed: integer('changes_failed').notNull().default(0),
+  catchUpCount: integer('catch_up_count').notNull().default(0),
   lastError: text('last_error'),
   lastErrorAt: integer('last_error_at'),
 });

@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { and, count, desc, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, isNotNull, lt, ne, sql } from 'drizzle-orm';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import * as schema from '../schema.js';
@@ -206,6 +206,15 @@ export class SqliteSubscriberStore implements SubscriberRepository {
     return res.changes;
   }
 
+  async pruneHistory(sourceId: number, before: number): Promise<number> {
+    return this.group.run(() => {
+      const events = this.db.delete(schema.events).where(and(eq(schema.events.sourceId, sourceId), lt(schema.events.at, before))).run();
+      const catchUps = this.db.delete(schema.catchups)
+        .where(and(eq(schema.catchups.sourceId, sourceId), ne(schema.catchups.state, 'running'), lt(schema.catchups.startedAt, before))).run();
+      return events.changes + catchUps.changes;
+    });
+  }
+
   // ---- position
   async getPosition(sourceId: number): Promise<PositionRecord | undefined> {
     const row = this.db.select().from(schema.position).where(eq(schema.position.sourceId, sourceId)).get();
@@ -260,9 +269,21 @@ export class SqliteSubscriberStore implements SubscriberRepository {
   // ---- events
   async addEvents(sourceId: number, events: readonly EventRecord[]): Promise<void> {
     if (events.length === 0) return;
+    let applied = 0;
+    let failed = 0;
+    for (const e of events) {
+      if (e.outcome === 'written' || e.outcome === 'deleted') applied++;
+      else if (e.outcome === 'failed') failed++;
+    }
     await this.group.run(() => {
       for (let i = 0; i < events.length; i += 200) {
         this.db.insert(schema.events).values(events.slice(i, i + 200).map((e) => ({ sourceId, ...nullify(e) }) as typeof schema.events.$inferInsert)).run();
+      }
+      if (applied > 0 || failed > 0) {
+        this.db.update(schema.sources).set({
+          changesApplied: sql`${schema.sources.changesApplied} + ${applied}`,
+          changesFailed: sql`${schema.sources.changesFailed} + ${failed}`,
+        }).where(eq(schema.sources.id, sourceId)).run();
       }
     });
   }
@@ -283,9 +304,10 @@ export class SqliteSubscriberStore implements SubscriberRepository {
 
   // ---- catch-ups
   async startCatchUp(sourceId: number, reason: CatchUpReason, from: string | undefined, to: string | undefined, now: number): Promise<number> {
-    return this.group.run(() =>
-      this.db.insert(schema.catchups).values({ sourceId, reason, from: from ?? null, to: to ?? null, state: 'running', startedAt: now }).returning({ id: schema.catchups.id }).get().id,
-    );
+    return this.group.run(() => {
+      this.db.update(schema.sources).set({ catchUpCount: sql`${schema.sources.catchUpCount} + 1` }).where(eq(schema.sources.id, sourceId)).run();
+      return this.db.insert(schema.catchups).values({ sourceId, reason, from: from ?? null, to: to ?? null, state: 'running', startedAt: now }).returning({ id: schema.catchups.id }).get().id;
+    });
   }
 
   async finishCatchUp(id: number, patch: { state: CatchUpState; changes?: number; lastError?: string; finishedAt: number; to?: string }): Promise<void> {
@@ -311,17 +333,15 @@ export class SqliteSubscriberStore implements SubscriberRepository {
       .orderBy(desc(schema.inbox.id))
       .limit(1)
       .get();
-    const catchUps = this.db.select({ n: count() }).from(schema.catchups).where(eq(schema.catchups.sourceId, sourceId)).get();
-    const failed = this.db.select({ n: count() }).from(schema.events).where(and(eq(schema.events.sourceId, sourceId), eq(schema.events.outcome, 'failed'))).get();
-    const appliedRow = this.db.select({ n: count() }).from(schema.events)
-      .where(and(eq(schema.events.sourceId, sourceId), inArray(schema.events.outcome, ['written', 'deleted']))).get();
+    const totals = this.db.select({ applied: schema.sources.changesApplied, failed: schema.sources.changesFailed, catchUps: schema.sources.catchUpCount })
+      .from(schema.sources).where(eq(schema.sources.id, sourceId)).get();
     const res = this.db.select({ n: count() }).from(schema.resources).where(eq(schema.resources.sourceId, sourceId)).get();
     return {
       openInbox: open?.n ?? 0,
       newestUntil: newest?.until ?? undefined,
-      catchUps: catchUps?.n ?? 0,
-      failedEvents: failed?.n ?? 0,
-      appliedEvents: appliedRow?.n ?? 0,
+      catchUps: totals?.catchUps ?? 0,
+      failedEvents: totals?.failed ?? 0,
+      appliedEvents: totals?.applied ?? 0,
       resources: res?.n ?? 0,
     };
   }
