@@ -1,7 +1,7 @@
 // The daemon: one store, one intake server, one outbound HTTP path, and a SourceRunner per configured
 // source (runner/), started and stopped cleanly; plus the one-shot operations the CLI offers over the
 // same store (sync, audit, status, unsubscribe). Protocol decisions live in the pure modules.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -220,9 +220,19 @@ export async function auditSource(config: SubscriberConfig | ResolvedConfig, nam
 }
 
 /** Reads status from the store (works while the daemon runs: WAL readers do not block it). */
+function neverRunStatus(name: string, file: string): SourceStatus {
+  return {
+    name, mode: 'unknown', lagMs: 0, buffered: 0, catchUps: 0, changesApplied: 0, errors: 0, resources: 0, ignoredDeliveries: 0,
+    lastError: `no state yet: the daemon has not run with this dataDir (no ${file})`,
+  };
+}
+
 export async function readStatus(config: SubscriberConfig | ResolvedConfig): Promise<SourceStatus[]> {
   const cfg = resolveConfig(config);
-  const repo = openSqliteStore({ file: join(cfg.dataDir, DB_FILE), readonly: true });
+  const file = join(cfg.dataDir, DB_FILE);
+  // Before the daemon's first start there is no database: say so per source instead of failing.
+  if (!existsSync(file)) return cfg.sources.map((s) => neverRunStatus(s.name, file));
+  const repo = openSqliteStore({ file, readonly: true });
   try {
     const out: SourceStatus[] = [];
     for (const s of await repo.listSources()) {

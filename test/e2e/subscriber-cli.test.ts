@@ -61,3 +61,17 @@ test('sync, audit and status work without a hub; the command hook sees each appl
   assert.ok(hooks.length >= 12 + 1, `hook ran per applied change (${hooks.length})`);
   assert.ok(hooks.every((l) => /^(created|updated|deleted) http:\/\//.test(l)), hooks.join('\n'));
 });
+
+test('status before the daemon ever ran names each configured source and says there is no state yet', async (t) => {
+  const ws = await workspace('rsn-cli-fresh-');
+  t.after(() => ws.remove());
+  const file = await writeConfigFile(ws, subscriberConfig(ws, 'http://127.0.0.1:9/'));
+  const text = await run(['status', '--config', file]);
+  assert.equal(text.code, 0, text.out);
+  assert.match(text.out, /^sim\s+\(unknown\)/m);
+  assert.match(text.out, /no state yet: the daemon has not run/);
+  const json = await run(['status', '--config', file, '--json']);
+  assert.equal(json.code, 0, json.out);
+  const [s] = JSON.parse(json.out.slice(json.out.indexOf('['))) as { name: string; mode: string; syncedUntil?: string }[];
+  assert.deepEqual([s!.name, s!.mode, s!.syncedUntil], ['sim', 'unknown', undefined]);
+});
