@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { callbackBase, loadConfigFile, parseDuration, resolveConfig } from '../src/config.js';
 
 test('durations accept ms numbers and unit strings', () => {
@@ -63,4 +64,13 @@ test('YAML and JSON files load alike; callback base defaults to the listen addre
   assert.equal(callbackBase(y, 4321), 'http://127.0.0.1:4321');
   assert.equal(callbackBase({ ...y, publicUrl: 'https://sub.example.org/rs/' }, 4321), 'https://sub.example.org/rs');
   await assert.rejects(loadConfigFile(join(dir, 'missing.yaml')), (err: Error & { code?: string }) => err.code === 'RSN_CONFIG_INVALID');
+});
+
+test('the shipped example configuration (packaging/subscriber.example.yaml) is valid and means what its comments say', async () => {
+  const file = fileURLToPath(new URL('../packaging/subscriber.example.yaml', import.meta.url));
+  const cfg = await loadConfigFile(file);
+  assert.equal(cfg.dataDir, '/var/lib/rsnotify-subscriber', 'the systemd unit\'s StateDirectory');
+  assert.equal(cfg.allowPrivateNetworks, false);
+  assert.ok(cfg.sources.length > 0);
+  for (const s of cfg.sources) assert.ok(s.mirrorDir.startsWith('/var/lib/rsnotify-subscriber/'), `${s.name}: a mirror the sandboxed unit may write (${s.mirrorDir})`);
 });
