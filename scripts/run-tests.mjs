@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const roots = ['shared/test', 'hub/test', 'subscriber/test', 'test/src', 'test/e2e'];
+const roots = ['shared/test', 'service-kit/test', 'hub/test', 'subscriber/test', 'test/src', 'test/e2e'];
 const files = [];
 function walk(dir) {
   let names;

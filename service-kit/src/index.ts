@@ -1,0 +1,1 @@
+export { type Clock, type Random, systemClock, systemRandom } from './clock.js';
