@@ -6,3 +6,4 @@ export * from './links/index.js';
 export * from './websub/index.js';
 export * from './net/index.js';
 export * from './documents/index.js';
+export * from './discovery/index.js';

@@ -1,4 +1,7 @@
 // discovery/: from any URL of a Source to its Capability List (RS §6.3) and on to the
-// change-notification channel, with WebSub discovery on the topic (WS-1..WS-3).
-export * from './discover.js';
-export * from './fetch.js';
+// change-notification channel (WS-1..WS-3). The code lives in @rsnotify/shared (the hub's bridge
+// discovers Sources the same way); this module keeps the subscriber's imports where they were.
+export {
+  chooseHub, discoverSource, DiscoveryError, pageFetcherFrom, topicLinks,
+  type DiscoveredChannel, type Discovery, type DiscoveryRoute, type DiscoveryStep, type FetchedPage, type GetLike, type PageFetcher,
+} from '@rsnotify/shared';

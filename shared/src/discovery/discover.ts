@@ -1,19 +1,9 @@
 // Discovery (RS §6.3, RC-7..RC-9, RA-5, WS-1..WS-3): from any URL of a Source down to its Capability
 // List, then WebSub discovery on the change-notification topic. Every route is tried in a fixed
 // order and each step is recorded so `discover URL` can say what was found and how.
-import {
-  extractEmbeddedLinks,
-  extractRobotsSitemaps,
-  firstLinkWithRel,
-  linksWithRel,
-  notificationChannels,
-  parseDocument,
-  parseLinkHeader,
-  RsnotifyError,
-  type CapabilityList,
-  type ResourceSyncDocument,
-  type WebLink,
-} from '@rsnotify/shared';
+import { RsnotifyError } from '../errors/index.js';
+import { extractEmbeddedLinks, extractRobotsSitemaps, firstLinkWithRel, linksWithRel, parseLinkHeader, type WebLink } from '../links/index.js';
+import { notificationChannels, parseDocument, type CapabilityList, type ResourceSyncDocument } from '../documents/index.js';
 import type { FetchedPage, PageFetcher } from './fetch.js';
 
 export type DiscoveryRoute =

@@ -1,6 +1,7 @@
-// Discovery reads small documents through the subscriber's one HTTP GET path (mirror/http.ts's
-// HttpGetter: guarded keep-alive Agent, redirects followed hop by hop, WS-3). This adapter only
-// shapes its answer for discovery; the structural type keeps discovery free of mirror internals.
+// Discovery reads small documents through the caller's one HTTP GET path (the subscriber's
+// HttpGetter, the hub bridge's guarded getter: keep-alive Agent, redirects followed hop by hop,
+// WS-3). This adapter only shapes its answer for discovery; the structural type keeps discovery
+// free of either daemon's internals.
 
 export interface FetchedPage {
   readonly requestedUrl: string;
