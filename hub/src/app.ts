@@ -19,6 +19,8 @@ export interface AppDeps {
   readonly ping: () => Promise<void>;
   /** False while shutting down: new requests get 503. */
   readonly accepting: () => boolean;
+  /** Extra route groups (the bridge's), mounted before the 404 handler. */
+  readonly mounts?: readonly ((app: Hono) => void)[];
 }
 
 type Body = { ok: true; bytes: Buffer } | { ok: false; status: 413 | 400; reason: string };
@@ -109,6 +111,8 @@ export function createApp(deps: AppDeps): Hono {
     const text = await deps.metrics.registry.metrics();
     return c.text(text, 200, { 'content-type': deps.metrics.registry.contentType });
   });
+
+  for (const mount of deps.mounts ?? []) mount(app);
 
   app.notFound((c) => c.text('not found\n', 404));
   app.onError((err, c) => {

@@ -11,7 +11,10 @@ import { z } from 'zod';
 import { describeError, normaliseTopicUrl } from '@rsnotify/shared';
 import { startHub } from './hub.js';
 import { hubOptionsSchema, type HubOptions } from './config.js';
-import { openSqliteRepository } from './store/index.js';
+import { openSqliteStores } from './store/index.js';
+import { bridgedTopicUrl, checkBridgeName } from './bridge/index.js';
+import { parseDuration } from '@rsnotify/service-kit';
+import { DEFAULT_BRIDGE_POLL_INTERVAL_MS } from './config.js';
 import { TenantDirectory } from './tenants/index.js';
 
 const DEFAULT_DB = './data/hub.db';
@@ -111,8 +114,24 @@ async function serve(opts: Record<string, unknown>, cmd: Command): Promise<void>
 }
 
 function openDirectory(db: string | undefined) {
-  const store = openSqliteRepository(db ?? process.env.RSNOTIFY_HUB_DB ?? DEFAULT_DB);
-  return { store, tenants: new TenantDirectory(store) };
+  const { repository: store, bridge } = openSqliteStores(db ?? process.env.RSNOTIFY_HUB_DB ?? DEFAULT_DB);
+  return { store, bridge, tenants: new TenantDirectory(store) };
+}
+
+/** The hub endpoint URL bridged topics hang off: flag, environment, config file, serve's default. */
+function publicUrlFor(o: { publicUrl?: string; config?: string }): string {
+  if (o.publicUrl) return o.publicUrl;
+  if (process.env.RSNOTIFY_HUB_PUBLIC_URL) return process.env.RSNOTIFY_HUB_PUBLIC_URL;
+  const fromFile = o.config ? readConfigFile(o.config).publicUrl : undefined;
+  return typeof fromFile === 'string' ? fromFile : 'http://127.0.0.1:8080/hub';
+}
+
+function pollIntervalMs(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_BRIDGE_POLL_INTERVAL_MS;
+  let ms: number;
+  try { ms = parseDuration(text); } catch (err) { throw new UsageError(`--poll-interval: ${(err as Error).message}`); }
+  if (ms < 100) throw new UsageError('--poll-interval must be at least 100ms');
+  return ms;
 }
 
 export function buildProgram(): Command {
@@ -126,33 +145,65 @@ export function buildProgram(): Command {
 
   const source = program.command('source').description('manage Sources (publishers) and their tokens');
   source.command('add <name>')
-    .description('register a Source; prints its publish token ONCE (only a hash is stored)')
-    .requiredOption('--topic-prefix <url...>', 'topic URL prefixes the Source owns')
+    .description('register a Source; prints its publish token ONCE (only a hash is stored). With --poll: a Source that only publishes Change Lists, polled by the hub and published on {publicUrl}/bridge/NAME')
+    .option('--topic-prefix <url...>', 'topic URL prefixes the Source owns (a publishing Source)')
     .option('--allow-callback <prefix...>', 'only callbacks starting with one of these may subscribe (others are denied, WH-14)')
+    .option('--poll <url>', "bridge: the Source's base URL, Source Description or Capability List")
+    .option('--poll-interval <duration>', 'bridge: how often the Change List is polled (default 30s)')
+    .option('--public-url <url>', 'bridge: the hub endpoint URL, to print the bridged topic (default as serve)')
+    .option('--config <file>', 'bridge: the serve config file (for publicUrl)')
     .option('--db <file>', `SQLite database file (default ${DEFAULT_DB})`)
-    .action(async (name: string, o: { topicPrefix: string[]; allowCallback?: string[]; db?: string }) => {
+    .action(async (name: string, o: { topicPrefix?: string[]; allowCallback?: string[]; poll?: string; pollInterval?: string; publicUrl?: string; config?: string; db?: string }) => {
+      if (o.poll !== undefined) {
+        if (o.topicPrefix) throw new UsageError('--poll and --topic-prefix exclude each other: a bridged Source does not publish');
+        try { checkBridgeName(name); } catch (err) { throw new UsageError((err as Error).message); }
+        const intervalMs = pollIntervalMs(o.pollInterval);
+        const { store, bridge } = openDirectory(o.db);
+        try {
+          const r = await bridge.addBridgedSource({ name, pollUrl: new URL(o.poll).href, intervalMs, now: Date.now() });
+          const topic = bridgedTopicUrl(publicUrlFor(o), r.name);
+          printJson({ event: 'source.bridged', name: r.name, poll: r.pollUrl, pollIntervalMs: r.intervalMs, topic });
+          process.stderr.write(`Source ${r.name} bridged: the hub polls ${r.pollUrl} every ${r.intervalMs} ms and publishes on ${topic}\n`);
+        } finally { store.close(); }
+        return;
+      }
+      if (!o.topicPrefix) throw new UsageError('source add needs --topic-prefix (a publishing Source) or --poll (a bridged Source)');
       const { store, tenants } = openDirectory(o.db);
       try {
-        const { token, source: s } = await tenants.addSource(name, o.topicPrefix, o.allowCallback ?? []);
+        const { token, source: s } = await tenants.addSource(name, o.topicPrefix!, o.allowCallback ?? []);
         printJson({ event: 'source.added', name: s.name, topicPrefixes: s.topicPrefixes, allowCallbacks: s.callbackPrefixes, token });
         process.stderr.write(`Source ${s.name} registered. Its publish token (shown only now; send it as "Authorization: Bearer <token>"):\n${token}\n`);
       } finally { store.close(); }
     });
-  source.command('list').description('list registered Sources').option('--db <file>', 'SQLite database file').option('--json', 'one JSON line per Source')
-    .action(async (o: { db?: string; json?: boolean }) => {
-      const { store, tenants } = openDirectory(o.db);
+  source.command('list').description('list registered Sources, and bridged ones with their topic').option('--db <file>', 'SQLite database file').option('--json', 'one JSON line per Source')
+    .option('--public-url <url>', 'the hub endpoint URL bridged topics hang off (default as serve)').option('--config <file>', 'the serve config file (for publicUrl)')
+    .action(async (o: { db?: string; json?: boolean; publicUrl?: string; config?: string }) => {
+      const { store, bridge, tenants } = openDirectory(o.db);
       try {
         for (const s of await tenants.sources()) {
           if (o.json) printJson({ name: s.name, topicPrefixes: s.topicPrefixes, allowCallbacks: s.callbackPrefixes, createdAt: new Date(s.createdAt).toISOString() });
           else process.stdout.write(`${s.name}\t${s.topicPrefixes.join(' ')}${s.callbackPrefixes.length ? `\tcallbacks: ${s.callbackPrefixes.join(' ')}` : ''}\n`);
         }
+        const bridged = await bridge.listBridgedSources();
+        const hubUrl = bridged.length > 0 ? publicUrlFor(o) : '';
+        for (const b of bridged) {
+          const topic = bridgedTopicUrl(hubUrl, b.name);
+          if (o.json) {
+            printJson({
+              name: b.name, bridged: true, poll: b.pollUrl, pollIntervalMs: b.intervalMs, topic, changeList: b.position.changeListUrl,
+              coveredTo: b.position.coveredTo, lastPollAt: b.lastPollAt === undefined ? undefined : new Date(b.lastPollAt).toISOString(), lastError: b.lastError,
+            });
+          } else {
+            process.stdout.write(`${b.name}\tbridged: polls ${b.pollUrl} every ${b.intervalMs / 1000}s\ttopic ${topic}${b.lastError ? `\tlast error: ${b.lastError}` : ''}\n`);
+          }
+        }
       } finally { store.close(); }
     });
-  source.command('remove <name>').description('remove a Source (its token stops working)').option('--db <file>', 'SQLite database file')
+  source.command('remove <name>').description('remove a Source (its token stops working) or a bridged Source (polling stops)').option('--db <file>', 'SQLite database file')
     .action(async (name: string, o: { db?: string }) => {
-      const { store, tenants } = openDirectory(o.db);
+      const { store, bridge, tenants } = openDirectory(o.db);
       try {
-        const removed = await tenants.removeSource(name);
+        const removed = (await tenants.removeSource(name)) || (await bridge.removeBridgedSource(name));
         printJson({ event: removed ? 'source.removed' : 'source.not_found', name });
         if (!removed) process.exitCode = 1;
       } finally { store.close(); }

@@ -2,6 +2,7 @@
 // validated config-file shape, and their resolution into one HubConfig with every default filled in.
 import { z } from 'zod';
 import { RsnotifyError } from '@rsnotify/shared';
+import { parseDuration } from '@rsnotify/service-kit';
 import { DEFAULT_LEASE_BOUNDS, type LeaseBounds } from './subscriptions/lease.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './delivery/retry-policy.js';
 
@@ -31,6 +32,17 @@ export interface HubOptions {
   checkTopics?: boolean;
   /** Delivered notifications are kept this long before pruning, default 1 h. */
   replayWindowMs?: number;
+  /** The poll-to-push bridge: Sources polled by the hub, and its limits. */
+  bridge?: BridgeOptions;
+}
+
+export interface BridgeOptions {
+  /** Added when missing at start (like `rsnotify-hub source add NAME --poll URL`). */
+  sources?: { name: string; poll: string; pollInterval?: number | string }[];
+  /** Entries per bridged notification (RN-13 split above), default 1000. */
+  maxEntriesPerNotification?: number;
+  /** Largest Change List (Index) or discovery document read, default 16 MiB. */
+  maxDocumentBytes?: number;
 }
 
 export interface HubConfig {
@@ -49,7 +61,15 @@ export interface HubConfig {
   readonly connectionsPerOrigin: number;
   readonly checkTopics: boolean;
   readonly replayWindowMs: number;
+  readonly bridge: {
+    readonly sources: readonly { readonly name: string; readonly poll: string; readonly intervalMs: number }[];
+    readonly maxEntriesPerNotification: number;
+    readonly maxDocumentBytes: number;
+  };
 }
+
+/** Default poll interval of a bridged Source. */
+export const DEFAULT_BRIDGE_POLL_INTERVAL_MS = 30_000;
 
 export class ConfigError extends RsnotifyError {
   constructor(message: string, details: Record<string, unknown> = {}) {
@@ -84,6 +104,15 @@ export const hubOptionsSchema = z.object({
   connectionsPerOrigin: positiveInt.optional(),
   checkTopics: z.boolean().optional(),
   replayWindowMs: z.number().int().nonnegative().optional(),
+  bridge: z.object({
+    sources: z.array(z.object({
+      name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'letters, digits, . _ - (max 64)'),
+      poll: z.url({ protocol: /^https?$/ }),
+      pollInterval: z.union([z.number().int().positive(), z.string()]).optional(),
+    }).strict()).optional(),
+    maxEntriesPerNotification: positiveInt.optional(),
+    maxDocumentBytes: positiveInt.optional(),
+  }).strict().optional(),
 }).strict();
 
 export function resolveHubConfig(options: HubOptions): HubConfig {
@@ -117,6 +146,17 @@ export function resolveHubConfig(options: HubOptions): HubConfig {
     connectionsPerOrigin: o.connectionsPerOrigin ?? 16,
     checkTopics: o.checkTopics ?? true,
     replayWindowMs: o.replayWindowMs ?? 3_600_000,
+    bridge: {
+      sources: (o.bridge?.sources ?? []).map((b) => {
+        let intervalMs: number;
+        try { intervalMs = parseDuration(b.pollInterval ?? DEFAULT_BRIDGE_POLL_INTERVAL_MS); } catch (err) {
+          throw new ConfigError(`bridge source ${b.name}: ${(err as Error).message}`, { name: b.name });
+        }
+        return { name: b.name, poll: b.poll, intervalMs };
+      }),
+      maxEntriesPerNotification: o.bridge?.maxEntriesPerNotification ?? 1000,
+      maxDocumentBytes: o.bridge?.maxDocumentBytes ?? 16 * 1024 * 1024,
+    },
   };
 }
 

@@ -5,11 +5,12 @@ import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { createOutboundAgent, describeError } from '@rsnotify/shared';
 import { createApp } from './app.js';
-import { resolveHubConfig, resolvePublicUrl, type HubConfig, type HubOptions } from './config.js';
+import { DEFAULT_BRIDGE_POLL_INTERVAL_MS, resolveHubConfig, resolvePublicUrl, type HubConfig, type HubOptions } from './config.js';
 import { DeliveryScheduler, NotificationCache, createSender } from './delivery/index.js';
 import { createLogger, HubMetrics, type Logger } from './observability/index.js';
 import { PublishingService, TopicChecker } from './publishing/index.js';
-import { openSqliteRepository, type HubRepository } from './store/index.js';
+import { openSqliteStores, type HubRepository } from './store/index.js';
+import { BridgeService, mountBridgeRoutes, type BridgedSourceView } from './bridge/index.js';
 import { SubscriptionService, VerificationWorker } from './subscriptions/index.js';
 import { TenantDirectory } from './tenants/index.js';
 
@@ -19,6 +20,12 @@ export interface RunningHub {
   readonly port: number;
   /** Same as `rsnotify-hub source add`: registers a Source and returns its token (shown once). */
   addSource(name: string, topicPrefixes: string[], options?: { allowCallbacks?: string[] }): Promise<{ token: string }>;
+  /** Same as `rsnotify-hub source add NAME --poll URL`: the hub polls it and publishes on `{url}/bridge/NAME`. */
+  addBridgedSource(name: string, pollUrl: string, options?: { intervalMs?: number }): Promise<BridgedSourceView>;
+  listBridgedSources(): Promise<BridgedSourceView[]>;
+  removeBridgedSource(name: string): Promise<boolean>;
+  /** Requests the bridge sent to an origin since start (tests, bench). */
+  bridgeRequestsTo(origin: string): number;
   /** Graceful: stop accepting, finish or persist in-flight work, close the database. */
   close(): Promise<void>;
 }
@@ -30,7 +37,8 @@ export async function startHub(options: HubOptions & { logger?: Logger }): Promi
   const config: HubConfig = resolveHubConfig(stripUndefined({ ...options, logger: undefined }));
   const logger = options.logger ?? createLogger(config.logLevel);
   const now = () => Date.now();
-  const store: HubRepository = openSqliteRepository(config.dbFile);
+  const stores = openSqliteStores(config.dbFile);
+  const store: HubRepository = stores.repository;
   const outbound = { allowPrivateNetworks: config.allowPrivateNetworks };
   const agent = createOutboundAgent({
     ...outbound, connections: config.connectionsPerOrigin,
@@ -71,6 +79,12 @@ export async function startHub(options: HubOptions & { logger?: Logger }): Promi
       : undefined,
   };
   const publishing = new PublishingService(publishingDeps);
+  const bridge = new BridgeService({
+    store: stores.bridge, agent, logger, registry: metrics.registry, outbound, now, random: Math.random,
+    hubUrl: () => url, requestTimeoutMs: config.requestTimeoutMs, maxDocumentBytes: config.bridge.maxDocumentBytes,
+    maxEntriesPerNotification: config.bridge.maxEntriesPerNotification, maxNotificationBytes: config.maxBodyBytes,
+    onAccepted: (n) => { metrics.notificationsAccepted.inc({ kind: 'bridge' }); deliveries.published(n); },
+  });
 
   try {
     await scheduler.start();
@@ -84,6 +98,7 @@ export async function startHub(options: HubOptions & { logger?: Logger }): Promi
   const app = createApp({
     hubPath, subscriptions, publishing, metrics, logger, maxBodyBytes: config.maxBodyBytes, maxFormBytes: 64 * 1024,
     ping: () => store.ping(), accepting: () => accepting,
+    mounts: [(a) => mountBridgeRoutes(a, hubPath, bridge, () => url)],
   });
 
   const server = await new Promise<Server>((resolve, reject) => {
@@ -116,8 +131,19 @@ export async function startHub(options: HubOptions & { logger?: Logger }): Promi
       .then((n) => { if (n > 0) logger.debug({ event: 'notifications.pruned', count: n }, 'pruned delivered notifications'); })
       .catch((err: unknown) => logger.error({ event: 'store.error', err: describeError(err) }, 'prune failed'));
   }, PRUNE_INTERVAL_MS);
+  let seenMarker = store.externalChangeMarker();
+  const bridgeRefresh = setInterval(() => {
+    // `rsnotify-hub source add --poll` from another process: start polling without a restart.
+    const marker = store.externalChangeMarker();
+    if (marker === seenMarker) return;
+    seenMarker = marker;
+    bridge.refresh().catch((err: unknown) => logger.error({ event: 'store.error', err: describeError(err) }, 'bridge refresh failed'));
+  }, 2_000);
   sweep.unref();
   prune.unref();
+  bridgeRefresh.unref();
+  for (const b of config.bridge.sources) await bridge.add(b.name, b.poll, b.intervalMs, { ensure: true });
+  await bridge.start();
 
   logger.info({ event: 'hub.listening', url, port, db: config.dbFile, openPublishing: config.openPublishing, allowPrivateNetworks: config.allowPrivateNetworks }, 'hub listening');
 
@@ -130,13 +156,21 @@ export async function startHub(options: HubOptions & { logger?: Logger }): Promi
       logger.info({ event: 'source.added', name: source.name, topicPrefixes: source.topicPrefixes }, 'source registered');
       return { token };
     },
+    addBridgedSource(name: string, pollUrl: string, o: { intervalMs?: number } = {}) {
+      return bridge.add(name, pollUrl, o.intervalMs ?? DEFAULT_BRIDGE_POLL_INTERVAL_MS);
+    },
+    listBridgedSources: () => bridge.list(),
+    removeBridgedSource: (name: string) => bridge.remove(name),
+    bridgeRequestsTo: (origin: string) => bridge.requestsTo(origin),
     close() {
       closing ??= (async () => {
         accepting = false;
         clearInterval(sweep);
         clearInterval(prune);
+        clearInterval(bridgeRefresh);
         const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
+        await bridge.close();
         await Promise.all([verification.close(), deliveries.close()]);
         // Requests still open after the workers stopped get cut; anything they had not committed was never answered 200.
         const cut = setTimeout(() => server.closeAllConnections(), 2_000);

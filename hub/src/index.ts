@@ -4,3 +4,4 @@ export { startHub, type RunningHub } from './hub.js';
 export { resolveHubConfig, type HubConfig, type HubOptions } from './config.js';
 export { grantLease, parseHubForm, judgeVerification, verificationUrl, type LeaseBounds } from './subscriptions/index.js';
 export { nextStep, classifyStatus, classifyError, backoffDelay, type DeliveryOutcome, type NextStep, type RetryPolicy } from './delivery/index.js';
+export { BridgeService, bridgedTopicUrl, advance, listsToRead, nextPollAt, buildNotifications, type BridgedSourceView } from './bridge/index.js';

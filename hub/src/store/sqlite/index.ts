@@ -15,6 +15,8 @@ import type {
   ActivatedSubscription, CursorUpdate, HubRepository, Intent, NewIntent, NewNotification, SourceRecord,
   StoredNotification, Subscription, SubscriptionCounts, TopicRecord,
 } from '../repository.js';
+import type { BridgeRepository } from '../bridge-repository.js';
+import { createSqliteBridgeRepository } from './bridge.js';
 
 // Same relative path from src/store/sqlite and dist/store/sqlite.
 const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.url));
@@ -47,6 +49,11 @@ function toIntent(row: typeof schema.intents.$inferSelect): Intent {
 }
 
 export function openSqliteRepository(file: string): HubRepository {
+  return openSqliteStores(file).repository;
+}
+
+/** The hub repository and the bridge's store on one connection (one transaction can span both). */
+export function openSqliteStores(file: string): { repository: HubRepository; bridge: BridgeRepository } {
   let sqlite: Database.Database;
   try {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -60,7 +67,7 @@ export function openSqliteRepository(file: string): HubRepository {
   sqlite.pragma('foreign_keys = ON');
   const db: BetterSQLite3Database<typeof schema> = drizzle(sqlite, { schema });
   migrate(db, { migrationsFolder });
-  return new SqliteRepository(sqlite, db);
+  return { repository: new SqliteRepository(sqlite, db), bridge: createSqliteBridgeRepository(sqlite) };
 }
 
 class SqliteRepository implements HubRepository {
