@@ -6,7 +6,7 @@ import { Command } from 'commander';
 import { describeError } from '@rsnotify/shared';
 import { loadConfigFile, type ResolvedConfig } from './config.js';
 import { describeAudit } from './audit/index.js';
-import { discoverSource, pageFetcherFrom } from './discovery/index.js';
+import { discoverSource, lookupBridgedChannel, pageFetcherFrom } from './discovery/index.js';
 import { createHttpGetter } from './mirror/index.js';
 import { createLogger } from './observability/index.js';
 import { auditSource, readStatus, startSubscriber, syncSource, unsubscribeSource } from './service.js';
@@ -76,11 +76,20 @@ program
   .description('find the Capability List and change-notification channel of a Source, and say how')
   .argument('<url>', 'any URL of the Source')
   .option('--allow-private-networks', 'allow loopback and private addresses')
+  .option('--hub <url>', "ask this hub for a bridged channel (it polls the Source's Change Lists for us)")
   .option('--json', 'print JSON')
-  .action(async (url: string, opts: { allowPrivateNetworks?: boolean; json?: boolean }) => {
+  .action(async (url: string, opts: { allowPrivateNetworks?: boolean; json?: boolean; hub?: string }) => {
     const http = createHttpGetter({ allowPrivateNetworks: opts.allowPrivateNetworks ?? false });
     try {
-      const d = await discoverSource(url, pageFetcherFrom(http));
+      let d = await discoverSource(url, pageFetcherFrom(http));
+      if (opts.hub) {
+        const bridged = await lookupBridgedChannel(http, opts.hub, [url, d.sourceDescriptionUrl, d.capabilityListUrl, d.changeListUrl]);
+        const steps = [...d.steps, { url: opts.hub, note: bridged ? `bridged channel ${bridged.name}: topic ${bridged.topic} (the hub polls ${bridged.matched})` : 'the hub bridges no URL of this Source' }];
+        d = bridged
+          ? { ...d, steps, mode: 'push', channel: { advertisedTopic: bridged.topic, advertisedHubs: [bridged.hub], topic: bridged.topic, hub: bridged.hub, hubs: [bridged.hub], via: 'hub-bridge' } }
+          : { ...d, steps };
+        if (bridged && !opts.json) process.stdout.write(`config for this source:  hub: ${bridged.hub}\n                         topic: ${bridged.topic}\n`);
+      }
       if (opts.json) {
         process.stdout.write(`${JSON.stringify(d, null, 2)}\n`);
       } else {

@@ -62,8 +62,15 @@ const sourceSchema = z
     /** Polling period of the Change List when the Source advertises no channel. */
     pollInterval: duration.default(30_000),
     hook: hookSchema.optional(),
+    /**
+     * A channel the Source does not advertise (a hub's poll-to-push bridge): subscribe to `topic` at
+     * `hub` instead of what discovery finds. Discovery still finds the Source's lists (catch-up).
+     */
+    hub: httpUrl.optional(),
+    topic: httpUrl.optional(),
   })
-  .strict();
+  .strict()
+  .refine((s) => (s.hub === undefined) === (s.topic === undefined), { message: 'hub and topic go together', path: ['topic'] });
 
 export const configSchema = z
   .object({

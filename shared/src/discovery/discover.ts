@@ -29,8 +29,8 @@ export interface DiscoveredChannel {
   /** The hub chosen (https preferred, WS-18) among `hubs`. */
   readonly hub: string;
   readonly hubs: readonly string[];
-  /** Where self/hub came from (WS-1). */
-  readonly via: 'link-header' | 'embedded-link' | 'capability-list';
+  /** Where self/hub came from (WS-1), or named in the config / found by asking a hub's bridge. */
+  readonly via: 'link-header' | 'embedded-link' | 'capability-list' | 'configured' | 'hub-bridge';
 }
 
 export interface Discovery {

@@ -5,3 +5,4 @@ export {
   chooseHub, discoverSource, DiscoveryError, pageFetcherFrom, topicLinks,
   type DiscoveredChannel, type Discovery, type DiscoveryRoute, type DiscoveryStep, type FetchedPage, type GetLike, type PageFetcher,
 } from '@rsnotify/shared';
+export { bridgeLookupUrl, lookupBridgedChannel, type BridgedChannel } from './bridge-lookup.js';

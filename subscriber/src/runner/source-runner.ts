@@ -167,6 +167,8 @@ export class SourceRunner {
       return false;
     }
     this.discoveredAt = this.rt.clock();
+    // A channel named in the config (a hub's bridge) wins over what the Source advertises.
+    if (this.cfg.hub && this.cfg.topic) d = { ...d, channel: { advertisedTopic: this.cfg.topic, advertisedHubs: [this.cfg.hub], topic: this.cfg.topic, hub: this.cfg.hub, hubs: [this.cfg.hub], via: 'configured' }, mode: 'push' };
     const patch = {
       capabilityListUrl: d.capabilityListUrl,
       resourceListUrl: d.resourceListUrl,

@@ -16,6 +16,8 @@ export interface SimulatorOptions {
   /** The size random changes drift towards (default max(initialResources, 100)). */
   targetResources?: number;
   hubUrl?: string;
+  /** A Source that only publishes Change Lists: no notifications, no channel advertised, setHub ignored. */
+  listOnly?: boolean;
   /** The Source's hub token, sent as `Authorization: Bearer` (RT-5). */
   token?: string;
   /** Resources per Resource List; above it /resourcelist.xml is an index (default 1000). */
@@ -90,6 +92,10 @@ export interface SimulatorStats {
   readonly changeListPendingBatches: number;
   readonly corruptedResources: number;
   readonly requests: number;
+  /** Requests for the Change List Index and Change Lists answered (injected errors not counted). */
+  readonly changeListRequests: number;
+  /** Of those, requests for the Change List Index. */
+  readonly changeListIndexRequests: number;
   readonly injectedServerErrors: number;
   readonly lastUntil?: string;
 }

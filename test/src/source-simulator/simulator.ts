@@ -68,6 +68,8 @@ class Simulator implements SourceSimulator, SiteModel {
   private seq = 0;
   private changes = 0;
   private requests = 0;
+  private changeListRequests = 0;
+  private changeListIndexRequests = 0;
   private injectedErrors = 0;
   private readonly made: MadeNotification[] = [];
   private latestNotification: Buffer | undefined;
@@ -92,7 +94,8 @@ class Simulator implements SourceSimulator, SiteModel {
     this.topicPrefix = `${this.baseUrl}/`;
     this.faults = defaultFaults(options.specVersion ?? '1.1');
     if (options.faults) updateFaults(this.faults, options.faults as Record<string, unknown>);
-    if (options.hubUrl) this.hubTarget = { url: options.hubUrl, ...(options.token ? { token: options.token } : {}) };
+    // List-only mode: a Source that publishes Change Lists and no notifications (no hub, none advertised).
+    if (options.hubUrl && !options.listOnly) this.hubTarget = { url: options.hubUrl, ...(options.token ? { token: options.token } : {}) };
 
     const seed = options.seed ?? 1;
     this.changeRng = createRandom(seed, 0);
@@ -142,6 +145,7 @@ class Simulator implements SourceSimulator, SiteModel {
   // ---- changes -------------------------------------------------------------------------------
 
   setHub(hubUrl: string, token?: string): void {
+    if (this.options.listOnly) return;
     this.hubTarget = { url: hubUrl, ...(token ? { token } : {}) };
   }
 
@@ -316,6 +320,8 @@ class Simulator implements SourceSimulator, SiteModel {
       changeListPendingBatches: this.store.pendingBatches,
       corruptedResources: this.corrupted.size,
       requests: this.requests,
+      changeListRequests: this.changeListRequests,
+      changeListIndexRequests: this.changeListIndexRequests,
       injectedServerErrors: this.injectedErrors,
       ...(this.madeAny ? { lastUntil: this.lastUntilTime.lexical } : {}),
     };
@@ -415,6 +421,8 @@ class Simulator implements SourceSimulator, SiteModel {
   // ---- server hooks ----------------------------------------------------------------------------
 
   respondTo(method: string, target: string, headers: Readonly<Record<string, string | string[] | undefined>>): SiteResponse {
+    if (target.startsWith('/changelist')) this.changeListRequests++;
+    if (target.split('?')[0] === '/changelist.xml') this.changeListIndexRequests++;
     return respond(this, method, target, headers);
   }
 
