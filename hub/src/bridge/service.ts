@@ -4,7 +4,7 @@
 // delivery, so N subscribers cost the Source one poll per interval.
 import type { Dispatcher } from 'undici';
 import {
-  describeError, discoverSource, pageFetcherFrom, parseDocument, parseDateTime, parseHttpDate, dateTimeFromMillis,
+  checkOutboundUrl, describeError, discoverSource, pageFetcherFrom, parseDocument, parseDateTime, parseHttpDate, dateTimeFromMillis,
   RsnotifyError, type OutboundPolicy,
 } from '@rsnotify/shared';
 import type { Logger } from '../observability/index.js';
@@ -307,7 +307,16 @@ export class BridgeService {
   }
 
   private async discover(record: BridgedSourceRecord, position: BridgePosition, log: Logger): Promise<BridgePosition> {
-    const d = await discoverSource(record.pollUrl, pageFetcherFrom(this.http, { maxBytes: this.deps.maxDocumentBytes, timeoutMs: this.deps.requestTimeoutMs }));
+    checkOutboundUrl(record.pollUrl, this.deps.outbound);
+    let d: Awaited<ReturnType<typeof discoverSource>>;
+    try {
+      d = await discoverSource(record.pollUrl, pageFetcherFrom(this.http, { maxBytes: this.deps.maxDocumentBytes, timeoutMs: this.deps.requestTimeoutMs }));
+    } catch (err) {
+      // Say why the first document could not be read (refused address, status, ...), not only that none was.
+      const steps = (err as { details?: { steps?: { url: string; note: string }[] } }).details?.steps ?? [];
+      if (steps[0]) throw new BridgeError('RSN_BRIDGE_NO_CHANGELIST', `${describeError(err).message}; ${steps[0].url}: ${steps[0].note}`, { url: record.pollUrl });
+      throw err;
+    }
     if (!d.changeListUrl) throw new BridgeError('RSN_BRIDGE_NO_CHANGELIST', `${d.capabilityListUrl} lists no Change List`, { url: record.pollUrl });
     log.info({ event: 'bridge.discovered', source: record.pollUrl, capabilityList: d.capabilityListUrl, changeList: d.changeListUrl }, 'bridged Source discovered');
     const moved = position.changeListUrl !== undefined && position.changeListUrl !== d.changeListUrl;
