@@ -80,6 +80,14 @@ test('a list without from proves coverage only from its earliest entry', () => {
   assert.deepEqual(again.segments.map((s) => [s.from.lexical, s.until.lexical, s.entries.length]), [[T(9), T(11), 1]]);
 });
 
+test('an open list proves at least its own from, even when its HTTP Date (whole seconds) is earlier', () => {
+  const p0 = advance(EMPTY, [ref('l1', 10)], fetched(fresh('l1', [], { from: 10, date: 9 }))).position;
+  assert.equal(p0.coveredTo, T(10));
+  const o = advance(p0, [ref('l1', 10, 12), ref('l2', 12)], fetched(fresh('l1', [entry('a', 11)], { from: 10, until: 12 }), fresh('l2', [], { from: 12, date: 12 })));
+  assert.deepEqual(o.gaps, [], 'no false gap at the start');
+  assert.deepEqual(o.segments.map((s) => [s.from.lexical, s.until.lexical]), [[T(10), T(12)]]);
+});
+
 test('a gap between two lists read in one poll: what came before it is published under its own interval', () => {
   const p0 = advance(EMPTY, [ref('l1', 0)], fetched(fresh('l1', [entry('a', 1)], { from: 0 }))).position;
   const o = advance(p0, [ref('l1', 0, 4), ref('l3', 9)], fetched(fresh('l1', [entry('a', 1), entry('b', 3)], { from: 0, until: 4 }), fresh('l3', [entry('c', 10)], { from: 9 })));

@@ -128,7 +128,8 @@ export function advance(position: BridgePosition, refs: readonly ListRef[], fetc
       newestTime = latest(newestTime, t);
       if (earliestTime === undefined || before(t, earliestTime)) earliestTime = t;
     }
-    const listReach = listUntil ?? latest(newestTime, f.date);
+    // An open list proves [from, newest entry or HTTP Date] (RC-22); never less than its own from.
+    const listReach = listUntil ?? latest(latest(newestTime, f.date), listFrom);
     const state: BridgeListState = {
       url: ref.url, consumed: entries.length, complete: listUntil !== undefined,
       ...(listFrom ? { from: listFrom.lexical } : {}), ...(listUntil ? { until: listUntil.lexical } : {}),
