@@ -7,7 +7,7 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  DateTimeError, DocumentError, OutboundAddressError, OutboundUrlError, RsnotifyError, checkOutboundUrl, describeError,
+  DateTimeError, DiscoveryError, DocumentError, OutboundAddressError, OutboundUrlError, RsnotifyError, checkOutboundUrl, describeError,
   isRsnotifyError, parseChangeNotification, parseDateTime, parseDocument,
 } from '@rsnotify/shared';
 
@@ -30,6 +30,8 @@ const TABLE: { code: string; name: string; cls: new (...args: never[]) => Rsnoti
   { code: 'RS_BAD_DATETIME', name: 'DateTimeError', cls: DateTimeError, make: () => thrown(() => parseDateTime('x')) },
   { code: 'RSN_OUTBOUND_PRIVATE_ADDRESS', name: 'OutboundAddressError', cls: OutboundAddressError, make: () => thrown(() => checkOutboundUrl('http://10.0.0.1/', { allowPrivateNetworks: false })) },
   { code: 'RSN_OUTBOUND_BAD_URL', name: 'OutboundUrlError', cls: OutboundUrlError, make: () => thrown(() => checkOutboundUrl('gopher://x/', { allowPrivateNetworks: false })) },
+  // discoverSource is async; it throws this once every route failed (subscriber/test/discovery.test.ts).
+  { code: 'RSN_DISCOVERY_FAILED', name: 'DiscoveryError', cls: DiscoveryError, make: () => new DiscoveryError('http://x.test/', 'no Capability List found', []) },
 ];
 
 test('every error code: class, name and code as pinned; all extend RsnotifyError and serialise to JSON', () => {

@@ -2,7 +2,7 @@
 // one document per interval, `up` to the Source's Capability List (RN-6), the entries as the Change
 // List had them, and the Link header a relayed notification carries (RT-4: self = topic, hub = us).
 import {
-  formatLinkHeader, RS_NS, serializeDocument, SITEMAP_NS,
+  formatLinkHeader, normaliseTopicUrl, RS_NS, serializeDocument, SITEMAP_NS,
   type ResourceSyncDocument,
 } from '@rsnotify/shared';
 import type { NewNotification } from '../store/index.js';
@@ -31,6 +31,8 @@ function document(segment: Segment, capabilityListUrl: string | undefined): Reso
 export function buildNotifications(segments: readonly Segment[], t: NotificationTarget): NewNotification[] {
   const linkHeader = formatLinkHeader([{ href: t.topicUrl, rel: 'self' }, { href: t.hubUrl, rel: 'hub' }]);
   const out: NewNotification[] = [];
+  // Stored under the WH-6 key subscriptions use; the Link header keeps the URL as the hub gives it.
+  const topicKey = normaliseTopicUrl(t.topicUrl);
   const emit = (segment: Segment, maxEntries: number): void => {
     const parts = splitSegment(segment, maxEntries);
     for (const part of parts) {
@@ -40,7 +42,7 @@ export function buildNotifications(segments: readonly Segment[], t: Notification
         emit(part, Math.max(1, Math.floor(part.entries.length / 2)));
         continue;
       }
-      out.push({ topicUrl: t.topicUrl, receivedAt: t.receivedAt, contentType: 'application/xml', linkHeader, body });
+      out.push({ topicUrl: topicKey, receivedAt: t.receivedAt, contentType: 'application/xml', linkHeader, body });
     }
   };
   for (const s of segments) emit(s, t.maxEntries);
