@@ -3,14 +3,12 @@
 // ones (durable, ordered, one transaction with the position that made them) and hands them to
 // delivery, so N subscribers cost the Source one poll per interval.
 import type { Dispatcher } from 'undici';
-import {
-  checkOutboundUrl, describeError, discoverSource, pageFetcherFrom, parseDocument, parseDateTime, parseHttpDate, dateTimeFromMillis,
-  RsnotifyError, type OutboundPolicy,
-} from '@rsnotify/shared';
+import { checkOutboundUrl, describeError, discoverSource, pageFetcherFrom, RsnotifyError, type OutboundPolicy } from '@rsnotify/shared';
 import type { Logger } from '../observability/index.js';
 import type { BridgedSourceRecord, BridgePosition, BridgeRepository, StoredNotification } from '../store/index.js';
-import { advance, isInitial, listsToRead, type FetchedList, type ListRef } from './coverage.js';
-import { BridgeHttpError, headerValue, SourceGetter, type GetResult } from './http.js';
+import { advance, isInitial } from './coverage.js';
+import { BridgeHttpError, SourceGetter } from './http.js';
+import { BridgeError, readChangeLists } from './read.js';
 import { buildNotifications } from './notifications.js';
 import { nextPollAt } from './schedule.js';
 import { BridgeMetrics } from './metrics.js';
@@ -45,14 +43,6 @@ export interface BridgedSourceView {
   readonly coveredTo?: string;
   readonly lastPollAt?: number;
   readonly lastError?: string;
-}
-
-/** RSN_BRIDGE_NO_CHANGELIST, RSN_BRIDGE_NOT_CHANGELIST, RSN_BRIDGE_HTTP_STATUS (see http.ts). */
-export class BridgeError extends RsnotifyError {
-  constructor(code: 'RSN_BRIDGE_NO_CHANGELIST' | 'RSN_BRIDGE_NOT_CHANGELIST', message: string, details: Record<string, unknown>) {
-    super(code, message, { details });
-    this.name = 'BridgeError';
-  }
 }
 
 /** `{hubUrl}/bridge/{name}`: the topic URL of a bridged Source. */
@@ -230,52 +220,14 @@ export class BridgeService {
       position = await this.discover(poller.record, position, log);
     }
     const indexUrl = position.changeListUrl!;
-    const res = await this.http.fetch(indexUrl, { ...(position.indexEtag ? { etag: position.indexEtag } : {}), ...(position.indexLastModified ? { lastModified: position.indexLastModified } : {}) });
-    let refs: ListRef[];
-    const fetched = new Map<string, FetchedList>();
-    let plainList = false;
-    if (res.status === 304) {
-      refs = position.lists.map((l) => ({ url: l.url, ...(l.from ? { from: parseDateTime(l.from) } : {}), ...(l.until ? { until: parseDateTime(l.until) } : {}) }));
-      plainList = refs.length === 1 && refs[0]!.url === indexUrl;
-      if (plainList) fetched.set(indexUrl, { url: indexUrl, status: 'unchanged' });
-    } else {
-      this.assertOk(res, indexUrl);
-      if (res.status !== 200 && res.status !== 404 && res.status !== 410) {
-        throw new BridgeError('RSN_BRIDGE_NOT_CHANGELIST', `GET ${indexUrl}: HTTP ${res.status}`, { url: indexUrl, status: res.status });
-      }
-      if (res.status === 404 || res.status === 410) {
-        // The Change List moved: discover again on the next poll.
-        await this.deps.store.commitPoll(poller.record.id, { ...position, discoveredAt: 0 }, [], this.deps.now());
-        throw new BridgeError('RSN_BRIDGE_NO_CHANGELIST', `GET ${indexUrl}: HTTP ${res.status}`, { url: indexUrl });
-      }
-      const doc = parseDocument(res.body.toString('utf8'), { baseUrl: res.url, maxBytes: this.deps.maxDocumentBytes });
-      const validators = validatorsOf(res);
-      position = { ...position, ...{ indexEtag: validators.etag, indexLastModified: validators.lastModified } };
-      if (doc.kind === 'change-list-index' || (doc.root === 'sitemapindex' && doc.capability === 'changelist')) {
-        refs = doc.entries.map((e) => ({ url: e.loc, ...(e.md?.from ? { from: e.md.from } : {}), ...(e.md?.until ? { until: e.md.until } : {}) }));
-      } else if (doc.kind === 'change-list' || doc.capability === 'changelist') {
-        plainList = true;
-        refs = [{ url: indexUrl, ...(doc.md.from ? { from: doc.md.from } : {}), ...(doc.md.until ? { until: doc.md.until } : {}) }];
-        fetched.set(indexUrl, { url: indexUrl, status: 'fresh', entries: doc.entries, ...listMeta(doc.md, res, validators) });
-      } else {
-        throw new BridgeError('RSN_BRIDGE_NOT_CHANGELIST', `${indexUrl} is a ${doc.kind}, not a Change List or Change List Index`, { url: indexUrl, kind: doc.kind });
-      }
+    const read = await readChangeLists(this.http, position, this.deps.maxDocumentBytes);
+    if (read.kind === 'gone') {
+      // The Change List moved: discover again on the next poll.
+      await this.deps.store.commitPoll(poller.record.id, { ...position, discoveredAt: 0 }, [], this.deps.now());
+      throw new BridgeError('RSN_BRIDGE_NO_CHANGELIST', `GET ${indexUrl}: HTTP ${read.status}`, { url: indexUrl });
     }
-    if (!plainList) {
-      const known = new Map(position.lists.map((l) => [l.url, l]));
-      for (const ref of listsToRead(position, refs)) {
-        const k = known.get(ref.url);
-        const r = await this.http.fetch(ref.url, { ...(k?.etag ? { etag: k.etag } : {}), ...(k?.lastModified ? { lastModified: k.lastModified } : {}) });
-        if (r.status === 304 && k) { fetched.set(ref.url, { url: ref.url, status: 'unchanged' }); continue; }
-        this.assertOk(r, ref.url);
-        if (r.status !== 200) throw new BridgeError('RSN_BRIDGE_NOT_CHANGELIST', `GET ${ref.url}: HTTP ${r.status}`, { url: ref.url, status: r.status });
-        const list = parseDocument(r.body.toString('utf8'), { baseUrl: r.url, maxBytes: this.deps.maxDocumentBytes });
-        if (list.root !== 'urlset' || (list.kind !== 'change-list' && list.capability !== 'changelist')) {
-          throw new BridgeError('RSN_BRIDGE_NOT_CHANGELIST', `${ref.url} is a ${list.kind}, not a Change List`, { url: ref.url, kind: list.kind });
-        }
-        fetched.set(ref.url, { url: ref.url, status: 'fresh', entries: list.entries, ...listMeta(list.md, r, validatorsOf(r)) });
-      }
-    }
+    position = read.position;
+    const { refs, fetched, plainList } = read;
     const wasInitial = isInitial(position);
     const outcome = advance(position, refs, fetched);
     let next = outcome.position;
@@ -326,29 +278,7 @@ export class BridgeService {
       ...(moved ? { lists: [], indexEtag: undefined, indexLastModified: undefined } : {}),
     };
   }
-
-  private assertOk(res: GetResult, url: string): void {
-    if (res.status === 429 || res.status >= 500) {
-      throw new BridgeHttpError('RSN_BRIDGE_HTTP_STATUS', `GET ${url}: HTTP ${res.status}`, res.status, undefined, { url, status: res.status });
-    }
-  }
 }
-
-function validatorsOf(res: GetResult): { etag?: string; lastModified?: string } {
-  const etag = headerValue(res.headers, 'etag');
-  const lastModified = headerValue(res.headers, 'last-modified');
-  return { ...(etag ? { etag } : {}), ...(lastModified ? { lastModified } : {}) };
-}
-
-function listMeta(md: { from?: FetchedListTime; until?: FetchedListTime }, res: GetResult, v: { etag?: string; lastModified?: string }) {
-  const dateMs = parseHttpDate(headerValue(res.headers, 'date'));
-  return {
-    ...(md.from ? { from: md.from } : {}), ...(md.until ? { until: md.until } : {}),
-    ...(dateMs !== undefined ? { date: dateTimeFromMillis(Math.floor(dateMs / 1000) * 1000) } : {}),
-    ...v,
-  };
-}
-type FetchedListTime = ReturnType<typeof parseDateTime>;
 
 function normalise(url: string): string {
   try { const u = new URL(url); u.hash = ''; return u.href.replace(/\/+$/, ''); } catch { return url; }
