@@ -9,7 +9,8 @@ import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { RsnotifyError, type SignatureMethod } from '@rsnotify/shared';
+import type { SignatureMethod } from '@rsnotify/shared';
+import { StoreError } from '../errors.js';
 import * as schema from '../schema.js';
 import type {
   ActivatedSubscription, CursorUpdate, HubRepository, Intent, NewIntent, NewNotification, SourceRecord,
@@ -19,12 +20,7 @@ import type {
 // Same relative path from src/store/sqlite and dist/store/sqlite.
 const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.url));
 
-export class StoreError extends RsnotifyError {
-  constructor(code: string, message: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
-    super(code, message, options);
-    this.name = 'StoreError';
-  }
-}
+export { StoreError };
 
 type SubscriptionRow = typeof schema.subscriptions.$inferSelect;
 
