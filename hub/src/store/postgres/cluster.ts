@@ -25,7 +25,11 @@ export interface HeartbeatResult {
 }
 
 export class PgClusterStore {
-  constructor(private readonly pool: pg.Pool, private readonly call: <T>(fn: () => Promise<T>) => Promise<T>) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly call: <T>(fn: () => Promise<T>) => Promise<T>,
+    private readonly url: string,
+  ) {}
 
   async registerNode(nodeId: string): Promise<void> {
     await this.call(() => this.pool.query(
@@ -121,8 +125,8 @@ export class PgClusterStore {
   }
 
   /** A dedicated connection that holds the leader lock while it lives; `onLost` when it dies. */
-  leaderLock(url: string): LeaderLock {
-    return new LeaderLock(url);
+  leaderLock(): LeaderLock {
+    return new LeaderLock(this.url);
   }
 }
 

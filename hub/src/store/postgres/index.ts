@@ -54,7 +54,7 @@ export async function openPostgresRepository(url: string, options: { poolSize?: 
   await connectAndMigrate(url, target);
   const pool = createPool(url, options.poolSize ?? 16);
   const events = new StoreEvents(url, options.listen ?? true);
-  const repo = new PgRepository(pool, target, events);
+  const repo = new PgRepository(pool, target, events, url);
   // An idle client losing its connection must not crash the process; the next call reports it.
   pool.on('error', () => undefined);
   if (options.listen ?? true) await events.start();
@@ -70,9 +70,9 @@ class PgRepository implements PostgresRepository {
   private appending = false;
   private closed = false;
 
-  constructor(private readonly pool: pg.Pool, readonly target: PgTarget, readonly events: StoreEvents) {
+  constructor(private readonly pool: pg.Pool, readonly target: PgTarget, readonly events: StoreEvents, url: string) {
     this.db = drizzle(pool, { schema });
-    this.cluster = new PgClusterStore(pool, (fn) => this.call(fn));
+    this.cluster = new PgClusterStore(pool, (fn) => this.call(fn), url);
   }
 
   /** Runs a store call, turning a lost database into RSN_STORE_UNAVAILABLE (answered 503 upstream). */

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SignatureMethod } from '@rsnotify/shared';
@@ -47,6 +47,8 @@ export function openSqliteRepository(file: string): HubRepository {
   try {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     sqlite = new Database(file);
+    // The file holds subscriber secrets: owner-only (the WAL and shm files inherit its mode).
+    if (file !== ':memory:' && !file.startsWith('file:')) chmodSync(file, 0o600);
   } catch (err) {
     throw new StoreError('RSN_STORE_OPEN_FAILED', `cannot open hub database ${file}`, { cause: err, details: { file } });
   }
