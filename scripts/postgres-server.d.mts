@@ -8,6 +8,9 @@ export interface PostgresServer {
   readonly port: number;
   readonly dataDir: string;
   stop(): void;
+  /** Stops the server but keeps its data (a database outage); resume() starts it again on the same port. */
+  pause(): void;
+  resume(): void;
 }
 export function startPostgres(options?: { fsync?: boolean; maxConnections?: number }): Promise<PostgresServer | { error: string }>;
 export function createDatabase(adminUrl: string, prefix?: string): string;

@@ -81,8 +81,14 @@ export async function startPostgres(options = {}) {
       run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
       rmSync(dir, { recursive: true, force: true });
     };
+    // For fault tests: the server goes away (fast shutdown, connections cut) and comes back on the same port.
+    const pause = () => { run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']); };
+    const resume = () => {
+      const r = run('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-o', settings, '-w', '-t', '60', 'start']);
+      if (r.status !== 0) throw new Error(`pg_ctl start failed: ${r.stderr}`);
+    };
     const base = `postgres://${TEST_PG_USER}:${encodeURIComponent(TEST_PG_PASSWORD)}@127.0.0.1:${port}`;
-    return { url: `${base}/postgres`, adminUrl: `${base}/postgres`, host: '127.0.0.1', port, dataDir: data, stop };
+    return { url: `${base}/postgres`, adminUrl: `${base}/postgres`, host: '127.0.0.1', port, dataDir: data, stop, pause, resume };
   }
   rmSync(dir, { recursive: true, force: true });
   return { error: 'pg_ctl start failed three times (see the server log)' };

@@ -7,7 +7,7 @@ import { startHub, type RunningHub } from '@rsnotify/hub';
 import { testPostgres } from '../../scripts/postgres-server.mjs';
 import { fairShareStep } from '../src/cluster/index.js';
 import { parseDbLocation } from '../src/store/index.js';
-import { get, linkHeader, notificationXml, publish, postForm, receiverFor, waitFor } from './helpers.js';
+import { get, linkHeader, notificationXml, publish, postForm, receiverFor, runHubCli, waitFor } from './helpers.js';
 
 const server = await testPostgres();
 const skip = 'skip' in server ? server.skip : false;
@@ -96,4 +96,15 @@ test('PostgreSQL faults: unreachable host, wrong password, missing database: one
   missing.pathname = '/no_such_database';
   await assert.rejects(startHub({ port: 0, dbFile: missing.href, logLevel: 'silent' }),
     (err: Error & { code?: string }) => err.code === 'RSN_STORE_NO_DATABASE' && /database "no_such_database" does not exist on PostgreSQL at 127\.0\.0\.1:\d+/.test(err.message));
+});
+
+test('CLI: database unreachable at start is one fatal line naming the host, exit non-zero; an unknown scheme too', async () => {
+  const down = await runHubCli(['serve', '--port', '0', '--db', 'postgres://hub:secret-pw@127.0.0.1:1/hub']);
+  assert.notEqual(down.code, 0);
+  const line = down.lines.find((l) => l.startsWith('rsnotify-hub:'));
+  assert.match(line ?? '', /cannot reach PostgreSQL at 127\.0\.0\.1:1: connection refused/);
+  assert.ok(!down.lines.join('\n').includes('secret-pw'), 'the password is never printed');
+  const scheme = await runHubCli(['serve', '--port', '0', '--db', 'mysql://root@127.0.0.1/hub']);
+  assert.notEqual(scheme.code, 0);
+  assert.match(scheme.lines.join('\n'), /scheme "mysql:" is not supported/);
 });

@@ -181,3 +181,45 @@ test('e2e: 3 hubs on one PostgreSQL, kill -9 one mid fan-out: 0 lost, 0 order vi
   assert.equal(violations, 0, 'publish order held on every subscription');
   assert.equal(after.reduce((a, b) => a + b, 0), paths.length, 'the survivors drive every subscription');
 });
+
+test('e2e: a subscriber verified through process A receives a notification published to process B', { skip, timeout: 300_000 }, async (t) => {
+  if ('skip' in server) return;
+  const db = server.newDatabase('e2e_ab');
+  const got: string[] = [];
+  const verifiedBy: string[] = [];
+  const callbacks = createServer((req, res) => {
+    const u = new URL(req.url ?? '/', 'http://x');
+    if (req.method === 'GET') { verifiedBy.push(u.pathname); res.writeHead(200).end(u.searchParams.get('hub.challenge') ?? ''); return; }
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => { got.push(Buffer.concat(chunks).toString()); res.writeHead(200).end(); });
+  });
+  await new Promise<void>((r) => callbacks.listen(0, '127.0.0.1', r));
+  t.after(() => { callbacks.closeAllConnections(); callbacks.close(); });
+  const base = `http://127.0.0.1:${(callbacks.address() as AddressInfo).port}`;
+
+  // A starts first and becomes the leader, so it is A that carries out the verification.
+  const a = await startHubProcess(db);
+  t.after(() => a.proc.stop());
+  await a.proc.waitForEvent('cluster.leader', 60_000);
+  const b = await startHubProcess(db);
+  t.after(() => b.proc.stop());
+  const add = spawnCli(HUB_CLI, ['source', 'add', 'src', '--topic-prefix', 'http://source.test/', '--db', db]);
+  const token = String((await add.waitForEvent('source.added', 90_000)).token);
+
+  const topic = 'http://source.test/ab';
+  const sub = await request(a.url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ 'hub.mode': 'subscribe', 'hub.topic': topic, 'hub.callback': `${base}/cb` }).toString() });
+  assert.equal(sub.statusCode, 202);
+  await a.proc.waitForEvent('subscription.verified', 60_000);
+  assert.deepEqual(verifiedBy, ['/cb']);
+  await waitFor(async () => (await claimsOf(a)) + (await claimsOf(b)) === 1, 'the subscription is claimed', 60_000);
+  // B learns of the new Source through the database (LISTEN), then accepts the publish.
+  await waitFor(async () => {
+    const res = await request(b.url, { method: 'POST', body: notification('from-b'),
+      headers: { 'content-type': 'application/xml', authorization: `Bearer ${token}`, link: `<${topic}>; rel="self", <${b.url}>; rel="hub"` } });
+    await res.body.dump();
+    return res.statusCode === 200;
+  }, 'publish to B accepted', 30_000);
+  await waitFor(() => got.some((x) => x.includes('res/from-b<')), 'delivered to the subscriber verified through A', 60_000);
+});
