@@ -55,8 +55,10 @@ export async function openPostgresRepository(url: string, options: { poolSize?: 
   const pool = createPool(url, options.poolSize ?? 16);
   const events = new StoreEvents(url, options.listen ?? true);
   const repo = new PgRepository(pool, target, events, url);
-  // An idle client losing its connection must not crash the process; the next call reports it.
+  // A client losing its connection (idle, or checked out between two queries of a transaction) must
+  // not crash the process with an unhandled 'error' event; the failing call reports it instead.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => { client.on('error', () => undefined); });
   if (options.listen ?? true) await events.start();
   return repo;
 }
