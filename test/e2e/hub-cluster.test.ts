@@ -96,11 +96,11 @@ test('e2e: 3 hubs on one PostgreSQL, kill -9 one mid fan-out: 0 lost, 0 order vi
       assert.equal(res.statusCode, 202, await res.body.text());
     }
   }
-  await waitFor(() => verified.size === paths.length, 'all 80 subscriptions verified', 120_000);
+  await waitFor(() => verified.size === paths.length, { what: 'all 80 subscriptions verified', timeoutMs: 120_000 });
   await waitFor(async () => {
     const counts = await Promise.all(hubs.map(claimsOf));
     return counts.reduce((a, b) => a + b, 0) === paths.length && counts.every((c) => c > 0);
-  }, 'the 80 subscriptions claimed, spread over all three processes', 60_000);
+  }, { what: 'the 80 subscriptions claimed, spread over all three processes', timeoutMs: 60_000 });
 
   // Publish: one sequential chain per topic (so publish order per topic is defined), each publish to
   // a random live process; a refused connection or 503 is retried elsewhere with a new tag.
@@ -155,7 +155,7 @@ test('e2e: 3 hubs on one PostgreSQL, kill -9 one mid fan-out: 0 lost, 0 order vi
     }
     return n;
   };
-  await waitFor(() => missing() === 0, 'every accepted notification delivered to every subscription', 300_000).catch(() => undefined);
+  await waitFor(() => missing() === 0, { what: 'every accepted notification delivered to every subscription', timeoutMs: 300_000 }).catch(() => undefined);
   const lost = missing();
   phases.push(`delivered ${Date.now() - started} ms`);
 
@@ -213,13 +213,13 @@ test('e2e: a subscriber verified through process A receives a notification publi
   assert.equal(sub.statusCode, 202);
   await a.proc.waitForEvent('subscription.verified', 60_000);
   assert.deepEqual(verifiedBy, ['/cb']);
-  await waitFor(async () => (await claimsOf(a)) + (await claimsOf(b)) === 1, 'the subscription is claimed', 60_000);
+  await waitFor(async () => (await claimsOf(a)) + (await claimsOf(b)) === 1, { what: 'the subscription is claimed', timeoutMs: 60_000 });
   // B learns of the new Source through the database (LISTEN), then accepts the publish.
   await waitFor(async () => {
     const res = await request(b.url, { method: 'POST', body: notification('from-b'),
       headers: { 'content-type': 'application/xml', authorization: `Bearer ${token}`, link: `<${topic}>; rel="self", <${b.url}>; rel="hub"` } });
     await res.body.dump();
     return res.statusCode === 200;
-  }, 'publish to B accepted', 30_000);
-  await waitFor(() => got.some((x) => x.includes('res/from-b<')), 'delivered to the subscriber verified through A', 60_000);
+  }, { what: 'publish to B accepted', timeoutMs: 30_000 });
+  await waitFor(() => got.some((x) => x.includes('res/from-b<')), { what: 'delivered to the subscriber verified through A', timeoutMs: 60_000 });
 });
