@@ -139,7 +139,7 @@ export async function startHub(options: HubOptions & { logger?: Logger }): Promi
     ping: () => store.ping(), accepting: () => accepting,
     healthDetails: () => (pgStore
       ? { engine: 'postgres', db: pgStore.target.display, node: nodeId, claims: coordinator?.claims() ?? 0, liveNodes: coordinator?.liveNodes ?? 1, leader: leader?.isLeader ?? false, listening: pgStore.events.connected }
-      : { engine: 'sqlite', claims: deliveries.drivenCount() }),
+      : {}), // SQLite: one process drives everything; the report stays { ok, database }
   });
 
   const server = await new Promise<Server>((resolve, reject) => {
