@@ -69,11 +69,12 @@ class Receivers {
 }
 
 function cli(args: string[]): ChildProcess {
-  return spawn(process.execPath, ['--conditions=@rsnotify/source', '--import', 'tsx', 'hub/src/cli.ts', ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+  return spawn(process.execPath, ['--conditions=@rsnotify/source', '--import', 'tsx', 'hub/src/cli.ts', ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 async function addSource(db: string): Promise<string> {
   const child = cli(['source', 'add', 'bench', '--topic-prefix', 'http://bench.test/', '--db', db]);
+  child.stderr?.resume();
   const lines: string[] = [];
   createInterface({ input: child.stdout! }).on('line', (l) => lines.push(l));
   await new Promise((r) => child.on('exit', r));
@@ -81,7 +82,8 @@ async function addSource(db: string): Promise<string> {
 }
 
 async function startHub(db: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = cli(['serve', '--port', '0', '--db', db, '--allow-private-networks', '--no-check-topics', '--log-level', 'warn']);
+  const child = cli(['serve', '--port', '0', '--db', db, '--allow-private-networks', '--no-check-topics', '--log-level', 'info']);
+  child.stderr!.pipe(process.stderr);
   const url = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
       if (line.includes('"hub.listening"')) resolve(String((JSON.parse(line) as { url: string }).url));
@@ -111,10 +113,15 @@ function percentile(values: number[], p: number): number {
   return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]! : NaN;
 }
 
-/** Subscriptions driven (SQLite: tracked by the one process; PostgreSQL: claims summed over processes). */
+/** Subscriptions driven (SQLite: the active ones, all driven by the one process; PostgreSQL: claims summed over processes). */
 async function driven(hubs: readonly string[]): Promise<number> {
   let n = 0;
-  for (const h of hubs) n += ((await (await request(new URL('/healthz', h).href)).body.json()) as { claims?: number }).claims ?? 0;
+  for (const h of hubs) {
+    const claims = ((await (await request(new URL('/healthz', h).href)).body.json()) as { claims?: number }).claims;
+    if (claims !== undefined) { n += claims; continue; }
+    const m = /rsnotify_hub_subscriptions\{state="active"\} (\d+)/.exec(await (await request(new URL('/metrics', h).href)).body.text());
+    n += m ? Number(m[1]) : 0;
+  }
   return n;
 }
 
