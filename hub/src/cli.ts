@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { describeError, normaliseTopicUrl } from '@rsnotify/shared';
 import { startHub } from './hub.js';
 import { hubOptionsSchema, type HubOptions } from './config.js';
-import { openSqliteStores } from './store/index.js';
+import { openRepository, openSqliteStores, parseDbLocation, type BridgeRepository, type HubRepository } from './store/index.js';
 import { bridgedTopicUrl, checkBridgeName } from './bridge/index.js';
 import { parseDuration } from '@rsnotify/service-kit';
 import { DEFAULT_BRIDGE_POLL_INTERVAL_MS } from './config.js';
@@ -26,7 +26,7 @@ const SERVE_FLAGS: readonly FlagSpec[] = [
   { flag: '--host <host>', key: 'host', env: 'HOST', kind: 'string', help: 'address to listen on (default 127.0.0.1)' },
   { flag: '--port <port>', key: 'port', env: 'PORT', kind: 'int', help: 'port to listen on, 0 for an ephemeral one (default 8080)' },
   { flag: '--public-url <url>', key: 'publicUrl', env: 'PUBLIC_URL', kind: 'string', help: 'hub URL advertised to Sources and sent as rel=hub; the endpoint is served at its path (default http://HOST:PORT/hub)' },
-  { flag: '--db <file>', key: 'dbFile', env: 'DB', kind: 'string', help: `SQLite database file (default ${DEFAULT_DB})` },
+  { flag: '--db <file>', key: 'dbFile', env: 'DB', kind: 'string', help: `SQLite database file, or postgres://user:password@host:port/dbname for several hub processes on one PostgreSQL (default ${DEFAULT_DB})` },
   { flag: '--open-publishing', key: 'openPublishing', env: 'OPEN_PUBLISHING', kind: 'bool', help: 'accept publishing to any topic without a token (development only)' },
   { flag: '--allow-private-networks', key: 'allowPrivateNetworks', env: 'ALLOW_PRIVATE_NETWORKS', kind: 'bool', help: 'allow loopback and private callback and topic addresses' },
   { flag: '--lease-min <seconds>', key: 'leaseMinSeconds', env: 'LEASE_MIN', kind: 'int', help: 'shortest lease granted (default 300)' },
@@ -113,9 +113,22 @@ async function serve(opts: Record<string, unknown>, cmd: Command): Promise<void>
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-function openDirectory(db: string | undefined) {
-  const { repository: store, bridge } = openSqliteStores(db ?? process.env.RSNOTIFY_HUB_DB ?? DEFAULT_DB);
-  return { store, bridge, tenants: new TenantDirectory(store) };
+async function openDirectory(db: string | undefined): Promise<{ store: HubRepository; bridge: BridgeRepository | undefined; tenants: TenantDirectory }> {
+  // A file path is SQLite, postgres://... is PostgreSQL (no LISTEN needed for one command).
+  const location = db ?? process.env.RSNOTIFY_HUB_DB ?? DEFAULT_DB;
+  const where = parseDbLocation(location);
+  if (where.engine === 'sqlite') {
+    // The bridge's tables sit beside the SQLite engine's.
+    const { repository: store, bridge } = openSqliteStores(where.file);
+    return { store, bridge, tenants: new TenantDirectory(store) };
+  }
+  const store = await openRepository(location, { listen: false, poolSize: 2 });
+  return { store, bridge: undefined, tenants: new TenantDirectory(store) };
+}
+
+function bridgeOf(bridge: BridgeRepository | undefined): BridgeRepository {
+  if (!bridge) throw new UsageError('bridged Sources (--poll) need the SQLite store in this version, not PostgreSQL');
+  return bridge;
 }
 
 /** The hub endpoint URL bridged topics hang off: flag, environment, config file, serve's default. */
@@ -152,39 +165,39 @@ export function buildProgram(): Command {
     .option('--poll-interval <duration>', 'bridge: how often the Change List is polled (default 30s)')
     .option('--public-url <url>', 'bridge: the hub endpoint URL, to print the bridged topic (default as serve)')
     .option('--config <file>', 'bridge: the serve config file (for publicUrl)')
-    .option('--db <file>', `SQLite database file (default ${DEFAULT_DB})`)
+    .option('--db <file>', `SQLite database file or postgres:// URL (default ${DEFAULT_DB})`)
     .action(async (name: string, o: { topicPrefix?: string[]; allowCallback?: string[]; poll?: string; pollInterval?: string; publicUrl?: string; config?: string; db?: string }) => {
       if (o.poll !== undefined) {
         if (o.topicPrefix) throw new UsageError('--poll and --topic-prefix exclude each other: a bridged Source does not publish');
         try { checkBridgeName(name); } catch (err) { throw new UsageError((err as Error).message); }
         const intervalMs = pollIntervalMs(o.pollInterval);
-        const { store, bridge } = openDirectory(o.db);
+        const { store, bridge } = await openDirectory(o.db);
         try {
-          const r = await bridge.addBridgedSource({ name, pollUrl: new URL(o.poll).href, intervalMs, now: Date.now() });
+          const r = await bridgeOf(bridge).addBridgedSource({ name, pollUrl: new URL(o.poll).href, intervalMs, now: Date.now() });
           const topic = bridgedTopicUrl(publicUrlFor(o), r.name);
           printJson({ event: 'source.bridged', name: r.name, poll: r.pollUrl, pollIntervalMs: r.intervalMs, topic });
           process.stderr.write(`Source ${r.name} bridged: the hub polls ${r.pollUrl} every ${r.intervalMs} ms and publishes on ${topic}\n`);
-        } finally { store.close(); }
+        } finally { await store.close(); }
         return;
       }
       if (!o.topicPrefix) throw new UsageError('source add needs --topic-prefix (a publishing Source) or --poll (a bridged Source)');
-      const { store, tenants } = openDirectory(o.db);
+      const { store, tenants } = await openDirectory(o.db);
       try {
         const { token, source: s } = await tenants.addSource(name, o.topicPrefix!, o.allowCallback ?? []);
         printJson({ event: 'source.added', name: s.name, topicPrefixes: s.topicPrefixes, allowCallbacks: s.callbackPrefixes, token });
         process.stderr.write(`Source ${s.name} registered. Its publish token (shown only now; send it as "Authorization: Bearer <token>"):\n${token}\n`);
-      } finally { store.close(); }
+      } finally { await store.close(); }
     });
-  source.command('list').description('list registered Sources, and bridged ones with their topic').option('--db <file>', 'SQLite database file').option('--json', 'one JSON line per Source')
+  source.command('list').description('list registered Sources, and bridged ones with their topic').option('--db <file>', 'SQLite database file or postgres:// URL').option('--json', 'one JSON line per Source')
     .option('--public-url <url>', 'the hub endpoint URL bridged topics hang off (default as serve)').option('--config <file>', 'the serve config file (for publicUrl)')
     .action(async (o: { db?: string; json?: boolean; publicUrl?: string; config?: string }) => {
-      const { store, bridge, tenants } = openDirectory(o.db);
+      const { store, bridge, tenants } = await openDirectory(o.db);
       try {
         for (const s of await tenants.sources()) {
           if (o.json) printJson({ name: s.name, topicPrefixes: s.topicPrefixes, allowCallbacks: s.callbackPrefixes, createdAt: new Date(s.createdAt).toISOString() });
           else process.stdout.write(`${s.name}\t${s.topicPrefixes.join(' ')}${s.callbackPrefixes.length ? `\tcallbacks: ${s.callbackPrefixes.join(' ')}` : ''}\n`);
         }
-        const bridged = await bridge.listBridgedSources();
+        const bridged = bridge ? await bridge.listBridgedSources() : [];
         const hubUrl = bridged.length > 0 ? publicUrlFor(o) : '';
         for (const b of bridged) {
           const topic = bridgedTopicUrl(hubUrl, b.name);
@@ -197,22 +210,22 @@ export function buildProgram(): Command {
             process.stdout.write(`${b.name}\tbridged: polls ${b.pollUrl} every ${b.intervalMs / 1000}s\ttopic ${topic}${b.lastError ? `\tlast error: ${b.lastError}` : ''}\n`);
           }
         }
-      } finally { store.close(); }
+      } finally { await store.close(); }
     });
-  source.command('remove <name>').description('remove a Source (its token stops working) or a bridged Source (polling stops)').option('--db <file>', 'SQLite database file')
+  source.command('remove <name>').description('remove a Source (its token stops working) or a bridged Source (polling stops)').option('--db <file>', 'SQLite database file or postgres:// URL')
     .action(async (name: string, o: { db?: string }) => {
-      const { store, bridge, tenants } = openDirectory(o.db);
+      const { store, bridge, tenants } = await openDirectory(o.db);
       try {
-        const removed = (await tenants.removeSource(name)) || (await bridge.removeBridgedSource(name));
+        const removed = (await tenants.removeSource(name)) || (bridge !== undefined && (await bridge.removeBridgedSource(name)));
         printJson({ event: removed ? 'source.removed' : 'source.not_found', name });
         if (!removed) process.exitCode = 1;
-      } finally { store.close(); }
+      } finally { await store.close(); }
     });
 
   program.command('subscriptions').description('list subscriptions (one JSON line each)')
-    .option('--topic <url>', 'only this topic').option('--db <file>', 'SQLite database file')
+    .option('--topic <url>', 'only this topic').option('--db <file>', 'SQLite database file or postgres:// URL')
     .action(async (o: { topic?: string; db?: string }) => {
-      const { store } = openDirectory(o.db);
+      const { store } = await openDirectory(o.db);
       try {
         const now = Date.now();
         for (const s of await store.listSubscriptions(o.topic ? { topicUrl: normaliseTopicUrl(o.topic) } : {})) {
@@ -222,7 +235,7 @@ export function buildProgram(): Command {
             attempts: s.attempts, lastStatus: s.lastStatus, lastError: s.lastError,
           });
         }
-      } finally { store.close(); }
+      } finally { await store.close(); }
     });
   return program;
 }
