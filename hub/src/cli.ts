@@ -171,6 +171,7 @@ export function buildProgram(): Command {
         if (o.topicPrefix) throw new UsageError('--poll and --topic-prefix exclude each other: a bridged Source does not publish');
         try { checkBridgeName(name); } catch (err) { throw new UsageError((err as Error).message); }
         const intervalMs = pollIntervalMs(o.pollInterval);
+        if (parseDbLocation(o.db ?? process.env.RSNOTIFY_HUB_DB ?? DEFAULT_DB).engine !== 'sqlite') bridgeOf(undefined);
         const { store, bridge } = await openDirectory(o.db);
         try {
           const r = await bridgeOf(bridge).addBridgedSource({ name, pollUrl: new URL(o.poll).href, intervalMs, now: Date.now() });

@@ -42,3 +42,9 @@ test('CLI: source add --poll, list shows the bridged topic, remove stops it; a r
   assert.equal(removed.code, 0);
   await waitFor(async () => (await get(`${url}/bridge/lib`)).status === 404, 'the bridged topic is gone once removed', 20_000);
 });
+
+test('CLI: a bridged Source on the PostgreSQL engine is refused before any connection (exit 2)', async () => {
+  const r = await runHubCli(['source', 'add', 'lib', '--poll', 'http://source.test/', '--db', 'postgres://nobody@127.0.0.1:1/none']);
+  assert.equal(r.code, 2);
+  assert.match(r.lines.join('\n'), /SQLite/);
+});
