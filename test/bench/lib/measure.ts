@@ -89,6 +89,11 @@ export function describeSpread(s: Spread): string {
   return `${short(s.median)} (${short(s.min)}-${short(s.max)}, n=${s.n})`;
 }
 
+/** '27,400-29,000, n=3': the range alone, for the table's min-max column. */
+export function describeRange(s: Spread): string {
+  return `${short(s.min)}-${short(s.max)}, n=${s.n}`;
+}
+
 /**
  * Runs the arms in turn, `rounds` times (A B A B ...), so drift in the machine's load reaches every
  * arm alike. Returns each arm's results in round order.
