@@ -115,3 +115,10 @@ export async function pool(total: number, concurrency: number, task: (i: number)
     while (next < total) await task(next++);
   }));
 }
+
+/** BENCH_CPU_PROF=<dir> profiles the measured processes (node --cpu-prof into <dir>/<name>/); see
+ * lib/profile-summary.ts. */
+export function profileArgs(name: string): string[] {
+  const dir = process.env.BENCH_CPU_PROF;
+  return dir ? ['--cpu-prof', '--cpu-prof-dir', `${dir}/${name}`] : [];
+}

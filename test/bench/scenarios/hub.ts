@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import type { BenchContext, BenchRow, BenchScenario } from '../types.js';
-import { describeRange, describeSpread, interleave, metered, percentile, pool, spread } from '../lib/measure.js';
+import { describeRange, describeSpread, interleave, metered, percentile, pool, profileArgs, spread } from '../lib/measure.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const RECEIVER_PORTS = 4;
@@ -120,7 +120,7 @@ function runCli(args: string[]): Promise<string[]> {
 }
 
 async function startHubChild(dbFile: string): Promise<HubChild> {
-  const child = spawn(process.execPath, ['--conditions=@rsnotify/source', '--import', 'tsx', 'hub/src/cli.ts', 'serve', '--port', '0', '--db', dbFile,
+  const child = spawn(process.execPath, [...profileArgs('hub'), '--conditions=@rsnotify/source', '--import', 'tsx', 'hub/src/cli.ts', 'serve', '--port', '0', '--db', dbFile,
     '--allow-private-networks', '--no-check-topics', '--log-level', 'info', '--max-in-flight', String(HUB_IN_FLIGHT)], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -331,7 +331,9 @@ const scenario: BenchScenario = {
       const body = notification(0);
 
       let subscribed = 0;
-      for (const n of [1, 10, 100, 1000]) {
+      // BENCH_HUB_SIZES=100,1000 limits the fan-out sizes (for profiling one stage).
+      const sizes = (process.env.BENCH_HUB_SIZES ?? '1,10,100,1000').split(',').map(Number);
+      for (const n of sizes) {
         const topic = `http://bench.test/fanout-${n}`;
         const callbacks = Array.from({ length: n }, (_, i) => receivers.url(i, `/s${n}/${i}`));
         ctx.log(`subscribing ${n}`);
@@ -378,6 +380,7 @@ const scenario: BenchScenario = {
         rows.push({ scenario: 'hub fan-out', figure: `publish-to-receipt p99, ${plural(n)} (paced)`, value: percentile(latencies, 99), unit: 'ms' });
       }
 
+      if (process.env.BENCH_HUB_SKIP_PUBLISH) return rows;
       ctx.log(`publish rate: ${ROUNDS} interleaved rounds`);
       const total = Math.round(10_000 * ctx.scale);
       const settings = [8, 32, 64];

@@ -21,7 +21,7 @@ import { startSourceSimulator } from '../../src/source-simulator/index.js';
 import { waitFor } from '../../src/harness/index.js';
 import { startE2EHub, subscriberConfig, type Workspace } from '../../e2e/subscriber-helpers.js';
 import type { BenchContext, BenchRow, BenchScenario } from '../types.js';
-import { describeRange, interleave, metered, spread } from '../lib/measure.js';
+import { describeRange, interleave, metered, profileArgs, spread } from '../lib/measure.js';
 
 const IN_FLIGHT_SETTINGS = [16, 64];
 const ROUNDS = 3;
@@ -94,7 +94,7 @@ const intake: BenchScenario = {
   async run(ctx) {
     const count = Math.max(500, Math.round(10_000 * ctx.scale));
     const raw = await child(['--input-type=module', '-e', RAW_RECEIVER_JS], {});
-    const sub = await child(['--conditions=@rsnotify/source', '--import', 'tsx', 'test/bench/lib/intake-child.ts'], { WORK_DIR: join(ctx.tmpDir, 'intake') });
+    const sub = await child([...profileArgs('subscriber'), '--conditions=@rsnotify/source', '--import', 'tsx', 'test/bench/lib/intake-child.ts'], { WORK_DIR: join(ctx.tmpDir, 'intake') });
     try {
       const callback = new URL(sub.info.callback!);
       const secret = sub.info.secret!;
@@ -116,8 +116,11 @@ const intake: BenchScenario = {
       };
       // Warm-up for both.
       await blast(raw.info.origin!, '/callback', signed(0), 500, 64);
-      await blast(callback.origin, callback.pathname, signed(0), Math.min(500, count), 64);
-      nextBody = count;
+      // The subscriber's warm-up takes the first intervals; the rounds continue right after them, so
+      // the Source's sequence has no gap (a gap would make the subscriber buffer and catch up).
+      const warmUp = Math.min(500, count);
+      await blast(callback.origin, callback.pathname, signed(0), warmUp, 64);
+      nextBody = warmUp;
       const r = await interleave(ROUNDS, {
         subscriber: () => measure(sub.child.pid!, callback.origin, callback.pathname, true),
         raw: () => measure(raw.child.pid!, raw.info.origin!, '/callback', false),
