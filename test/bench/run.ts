@@ -3,7 +3,7 @@
 // bench/results/latest.md. `pnpm bench --quick` runs a scaled-down smoke; `pnpm bench parse hub`
 // runs only scenarios whose name contains one of the words.
 import { mkdtempSync, readdirSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
-import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BenchRow, BenchScenario } from './types.js';
@@ -28,6 +28,8 @@ function baselineCell(r: BenchRow): string {
 }
 
 async function main(): Promise<void> {
+  // The load when the run started: on a shared machine it says how far absolute figures can be trusted.
+  const loadAtStart = loadavg().map((l) => l.toFixed(1)).join(' ');
   const dir = join(here, 'scenarios');
   const files = readdirSync(dir).filter((f) => f.endsWith('.ts')).sort();
   const rows: BenchRow[] = [];
@@ -50,7 +52,7 @@ async function main(): Promise<void> {
       }
     }
   }
-  const machine = `${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown cpu'}), Node ${process.version}, ${process.platform}/${process.arch}${quick ? ', QUICK run (scale 0.1)' : ''}`;
+  const machine = `${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown cpu'}), Node ${process.version}, ${process.platform}/${process.arch}${quick ? ', QUICK run (scale 0.1)' : ''}, load average at start ${loadAtStart}`;
   const header = '| scenario | figure | value (median) | min-max | unit | CPU/op µs | peak RSS MiB | baseline (same run, interleaved) | ratio | target | note |';
   const lines = [
     `# rsnotify benchmarks`,
