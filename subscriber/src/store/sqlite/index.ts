@@ -37,7 +37,8 @@ const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.u
 type Db = BetterSQLite3Database<typeof schema>;
 
 const RESOURCE_UPSERT = upsertSql(schema.resources, 'resources',
-  ['sourceId', 'uri', 'path', 'sha256', 'length', 'lastChangeKey', 'updatedAt'], ['sourceId', 'uri']);
+  ['sourceId', 'uri', 'path', 'sha256', 'length', 'lastChangeKey', 'updatedAt'],
+  ['sourceId', 'uri']);
 
 /** null -> undefined, so records carry optional fields rather than nulls. */
 function clean<T extends object>(row: T): { [K in keyof T]: Exclude<T[K], null> | undefined } {
@@ -258,10 +259,12 @@ export class SqliteSubscriberStore implements SubscriberRepository {
     const now = Date.now();
     await this.group.run(() => {
       if (rec === null) {
-        this.statements.get('DELETE FROM resources WHERE source_id = ? AND uri = ?').run(sourceId, uri);
+        this.statements.get('DELETE FROM resources WHERE source_id = ? AND uri = ?')
+          .run(sourceId, uri);
         return;
       }
-      this.statements.get(RESOURCE_UPSERT).run(sourceId, uri, rec.path, rec.sha256 ?? null, rec.length ?? null, rec.lastChangeKey ?? null, now);
+      this.statements.get(RESOURCE_UPSERT).run(
+        sourceId, uri, rec.path, rec.sha256 ?? null, rec.length ?? null, rec.lastChangeKey ?? null, now);
     });
   }
 
