@@ -10,6 +10,27 @@ import { discoverSource, pageFetcherFrom } from './discovery/index.js';
 import { createHttpGetter } from './mirror/index.js';
 import { createLogger } from './observability/index.js';
 import { auditSource, readStatus, startSubscriber, syncSource, unsubscribeSource } from './service.js';
+import type { CatchUpOutcome } from './runner/index.js';
+
+/** `sync`: exit 0 only when the Change Lists proved coverage and every change was applied. */
+function describeSync(o: CatchUpOutcome): { ok: boolean; text: string } {
+  switch (o.result) {
+    case 'done':
+      return { ok: true, text: `in sync: coverage proven to ${o.coveredTo}, ${o.changes ?? 0} change(s) applied` };
+    case 'history-gone':
+      return o.rebaselined
+        ? { ok: true, text: `history gone (${o.historyGone ?? 'unknown'}): re-baselined from the Resource List` }
+        : { ok: false, text: `history gone (${o.historyGone ?? 'unknown'}) and the re-baseline failed` };
+    case 'up-to-date':
+      return { ok: true, text: 'in sync: the Change Lists list nothing after the position' };
+    case 'unproven':
+      return { ok: false, text: 'coverage NOT proven: no Change List proves where it starts (no from, no timed entry)' };
+    case 'failed':
+      return { ok: false, text: o.error ? `catch-up failed: ${o.error}` : `NOT applied: ${o.failed ?? 0} change(s) failed` };
+    default:
+      return { ok: false, text: `no catch-up: ${o.error ?? 'nothing to catch up from'}` };
+  }
+}
 import { formatStatus } from './status/index.js';
 
 const DEFAULT_CONFIG = process.env.RSNOTIFY_SUBSCRIBER_CONFIG ?? '/etc/rsnotify/subscriber.yaml';
@@ -109,7 +130,10 @@ program
     try {
       const cfg = await config(opts.config);
       const r = await syncSource(cfg, name, { logger: createLogger(cfg.logLevel) });
-      process.stdout.write(`${name}: syncedUntil ${r.syncedUntil ?? '(none)'}\n`);
+      const verdict = describeSync(r.outcome);
+      // The last line says whether coverage was proven and everything applied (exit 0) or why not.
+      process.stdout.write(`${name}: ${verdict.text}; syncedUntil ${r.syncedUntil ?? '(none)'}\n`);
+      process.exitCode = verdict.ok ? 0 : 1;
     } catch (err) {
       fail(err);
     }

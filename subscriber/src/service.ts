@@ -13,7 +13,7 @@ import { discoverSource, pageFetcherFrom } from './discovery/index.js';
 import { createIntakeApp } from './intake/index.js';
 import { createHttpGetter } from './mirror/index.js';
 import { createLogger, createMetrics, type Logger } from './observability/index.js';
-import { SourceRunner, type Runtime } from './runner/index.js';
+import { SourceRunner, type CatchUpOutcome, type Runtime } from './runner/index.js';
 import { sourceStatus, type SourceStatus } from './status/index.js';
 import { openSqliteStore } from './store/index.js';
 import {
@@ -186,7 +186,9 @@ function findSource(cfg: ResolvedConfig, name: string): SourceConfig {
 }
 
 /** `sync NAME`: one baseline (without a position) or one catch-up, without the hub. */
-export async function syncSource(config: SubscriberConfig | ResolvedConfig, name: string, options: StartOptions = {}): Promise<{ syncedUntil?: string }> {
+export async function syncSource(
+  config: SubscriberConfig | ResolvedConfig, name: string, options: StartOptions = {},
+): Promise<{ syncedUntil?: string; outcome: CatchUpOutcome }> {
   const cfg = resolveConfig(config);
   const rt = buildRuntime(cfg, options);
   try {

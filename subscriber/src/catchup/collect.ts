@@ -25,6 +25,11 @@ export interface CatchUpResult {
   readonly coveredTo?: DateTime;
   /** The lists no longer reach back to `from` (the oldest starts after it, or history has a hole). */
   readonly historyGone: boolean;
+  /**
+   * A list was found that reaches back to `from` (so nothing is missing up to what it proves), even
+   * when it proves nothing past `from` yet (coveredTo undefined: up to date, as far as it tells).
+   */
+  readonly reachesPosition?: boolean;
   /** Why, when historyGone. */
   readonly historyGoneReason?: HistoryGoneReason;
 }
@@ -258,5 +263,5 @@ export async function collectChanges(src: CatchUpSource, from: DateTime, to: Dat
   if (coveredTo !== undefined && to !== undefined && before(to, coveredTo)) coveredTo = to;
   // Coverage that does not get past `from` proves nothing new.
   if (coveredTo !== undefined && !before(from, coveredTo)) coveredTo = undefined;
-  return { changes: c.changes, ...(coveredTo ? { coveredTo } : {}), historyGone: false };
+  return { changes: c.changes, ...(coveredTo ? { coveredTo } : {}), historyGone: false, reachesPosition: c.covered !== undefined };
 }

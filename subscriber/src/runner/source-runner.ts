@@ -13,7 +13,9 @@ import {
   type DateTime,
 } from '@rsnotify/shared';
 import { runBaseline } from '../baseline/index.js';
-import { collectChanges } from '../catchup/index.js';
+import {
+  classifyFailure, collectChanges, EntrySelector, holdsPosition, isOutdatable, type HistoryGoneReason,
+} from '../catchup/index.js';
 import type { ResolvedConfig, SourceConfig } from '../config.js';
 import { discoverSource, type Discovery, type PageFetcher } from '../discovery/index.js';
 import { createHookRunner, type HookRunner } from '../hooks/index.js';
@@ -38,18 +40,24 @@ import { createResourceStateStore, type EventRecord, type SourceRecord, type Sql
 import { executeActions, planFor, retryDelayMs, type ChannelTarget, type LeasePolicy, type SubscriptionDeps } from '../subscription/index.js';
 
 const MAX_TIMER_MS = 24 * 3_600_000;
-/** Mapping refusals: permanent by nature, reported but never retried (promise 4). */
-const REFUSALS = new Set(['RSN_PATH_ESCAPE', 'RSN_PATH_UNMAPPABLE']);
 
-/**
- * Failures no retry can fix, which therefore must not hold the position forever: a URI refused by
- * the path mapping, and a resource the Source says is gone (404/410: deleted after the change was
- * announced; its delete follows in a later notification). Both stay visible in status and events.
- */
-function isNonBlocking(r: ApplyResult): boolean {
-  if (!r.error) return false;
-  if (REFUSALS.has(r.error.code)) return true;
-  return r.error.code === 'RSN_HTTP_STATUS' && (r.error.status === 404 || r.error.status === 410);
+/** The failure policy (catchup/coverage.ts) applied to one apply result. */
+const failureKind = (r: ApplyResult) => (r.error ? classifyFailure(r.error) : 'blocking');
+const isRefused = (r: ApplyResult): boolean => r.outcome === 'failed' && failureKind(r) === 'refused';
+/** A failed change that a later change of the same URI explains (hash/length mismatch, 404/410). */
+const isOutdated = (r: ApplyResult): boolean => r.outcome === 'failed' && isOutdatable(failureKind(r));
+
+/** What one catch-up to the present proved and applied (`sync` reports it and exits on it). */
+export interface CatchUpOutcome {
+  /** up-to-date: the lists reach the position but prove nothing after it yet (nothing new). */
+  readonly result: 'done' | 'up-to-date' | 'unproven' | 'failed' | 'history-gone' | 'skipped';
+  readonly changes?: number;
+  readonly failed?: number;
+  readonly coveredTo?: string;
+  readonly historyGone?: HistoryGoneReason;
+  /** After history-gone: whether the re-baseline from the Resource List succeeded. */
+  readonly rebaselined?: boolean;
+  readonly error?: string;
 }
 
 export interface Runtime {
@@ -225,7 +233,7 @@ export class SourceRunner {
   subscriptionChanged(rec: SubscriptionRecord): void {
     this.reconcileSubscription();
     // M-7: after a lapse (expiry, denial, downtime) notifications may have been missed.
-    if (rec.state === 'active' && rec.renewsId === undefined) this.enqueue(() => (this.ready ? this.catchUpToNow('resubscribed') : Promise.resolve()));
+    if (rec.state === 'active' && rec.renewsId === undefined) this.enqueue(() => (this.ready ? this.catchUpToNow('resubscribed').then(() => undefined) : Promise.resolve()));
   }
 
   // ---- the ordering lane
@@ -384,12 +392,15 @@ export class SourceRunner {
   private async applyNotification(effect: Extract<OrderingEffect, { kind: 'apply' }>): Promise<Transition | undefined> {
     const n = await this.notificationBody(effect.id);
     const changes: Change[] = [];
+    // RC-23: after an overlap only the entries past the position are new, by document order.
+    const selector = effect.after && n ? new EntrySelector(effect.after, undefined, compareDateTime(n.from, effect.after) >= 0) : undefined;
     for (const entry of n?.entries ?? []) {
       const c = entryToChange(entry);
       if (!c) continue;
-      if (effect.after && c.time && compareDateTime(c.time, effect.after) <= 0) continue;
-      changes.push(c);
+      if (selector) changes.push(...selector.push(c));
+      else changes.push(c);
     }
+    if (selector) changes.push(...selector.end());
     const results = await this.supersedeOutdated(await this.mirror.apply(changes), effect.until);
     const failed = await this.recordResults(results);
     if (failed > 0) {
@@ -417,9 +428,7 @@ export class SourceRunner {
    */
   private async supersedeOutdated(results: ApplyResult[], after: DateTime | undefined): Promise<ApplyResult[]> {
     // Also a 404/410: the resource was deleted after this change was announced (its delete follows).
-    const isMismatch = (r: ApplyResult): boolean =>
-      r.outcome === 'failed' &&
-      (r.error?.code === 'RSN_HASH_MISMATCH' || r.error?.code === 'RSN_LENGTH_MISMATCH' || (r.error?.code === 'RSN_HTTP_STATUS' && (r.error.status === 404 || r.error.status === 410)));
+    const isMismatch = isOutdated;
     const pending = new Map<string, ApplyResult>();
     for (const r of results) if (isMismatch(r)) pending.set(r.uri, r);
     if (pending.size === 0) return results;
@@ -460,10 +469,11 @@ export class SourceRunner {
       if (r.outcome === 'skipped') continue;
       events.push({ at: now, uri: r.uri, change: r.change, outcome: r.outcome, ...(r.error ? { errorCode: r.error.code, error: r.error.message.slice(0, 500) } : {}) });
       if (r.outcome === 'failed') {
-        const refused = isNonBlocking(r);
+        const kind = failureKind(r);
+        const refused = !holdsPosition(kind);
         if (!refused) failed++;
         firstError ??= `${r.error?.code ?? 'failed'}: ${r.uri}: ${r.error?.message ?? ''}`;
-        const event = refused ? (REFUSALS.has(r.error?.code ?? '') ? 'mirror.path_refused' : 'mirror.resource_gone')
+        const event = refused ? (kind === 'refused' ? 'mirror.path_refused' : 'mirror.resource_gone')
           : r.error?.code === 'RSN_HASH_MISMATCH' ? 'mirror.hash_mismatch'
             : r.error?.code === 'RSN_LENGTH_MISMATCH' ? 'mirror.length_mismatch' : 'mirror.apply_failed';
         this.log.warn({ event, uri: r.uri, change: r.change, code: r.error?.code, error: r.error?.message }, event);
@@ -483,9 +493,9 @@ export class SourceRunner {
       if (!this.source.changeListUrl) throw new Error('the Capability List has no Change List');
       const r = await collectChanges({ changeListUrl: this.source.changeListUrl }, effect.from, effect.to, this.rt.http);
       if (r.historyGone) {
-        await repo.finishCatchUp(id, { state: 'history-gone', finishedAt: clock() });
+        await repo.finishCatchUp(id, { state: 'history-gone', lastError: r.historyGoneReason, finishedAt: clock() });
         this.rt.metrics.catchUps.inc({ source: this.cfg.name, result: 'history-gone' });
-        this.log.warn({ event: 'catchup.history_gone', from: effect.from.lexical }, 'catchup.history_gone');
+        this.log.warn({ event: 'catchup.history_gone', from: effect.from.lexical, reason: r.historyGoneReason }, 'catchup.history_gone');
         const at = await this.baseline('history-gone');
         return at ? rebaselined(this.ordering, at, clock(), this.opts) : catchUpFailed(this.ordering, clock(), this.opts);
       }
@@ -519,39 +529,50 @@ export class SourceRunner {
 
   /**
    * Catch-up to whatever the Change Lists hold now (startup, polling, `sync`, after a lapse): only
-   * when no step is in flight; the position moves to what the lists provably cover.
+   * when no step is in flight; the position moves only over what the lists prove (RC-21..RC-24).
+   * Every outcome is counted once, in the catch-up table, the metric and the log alike.
    */
-  async catchUpToNow(reason: 'startup' | 'poll' | 'manual' | 'baseline' | 'resubscribed'): Promise<void> {
+  async catchUpToNow(reason: 'startup' | 'poll' | 'manual' | 'baseline' | 'resubscribed'): Promise<CatchUpOutcome> {
     const { repo, clock } = this.rt;
     const from = this.ordering.syncedUntil;
-    if (!from || this.ordering.applying) return;
-    if (!this.source.changeListUrl) return;
+    if (!from || this.ordering.applying) return { result: 'skipped' };
+    if (!this.source.changeListUrl) return { result: 'skipped', error: 'the Capability List has no Change List' };
     const id = await repo.startCatchUp(this.source.id, reason === 'resubscribed' ? 'startup' : reason, from.lexical, undefined, clock());
+    const count = (result: string): void => this.rt.metrics.catchUps.inc({ source: this.cfg.name, result });
     try {
       const r = await collectChanges({ changeListUrl: this.source.changeListUrl }, from, undefined, this.rt.http);
       if (r.historyGone) {
-        await repo.finishCatchUp(id, { state: 'history-gone', finishedAt: clock() });
-        this.log.warn({ event: 'catchup.history_gone', from: from.lexical, reason }, 'catchup.history_gone');
+        await repo.finishCatchUp(id, { state: 'history-gone', lastError: r.historyGoneReason, finishedAt: clock() });
+        count('history-gone');
+        this.log.warn({ event: 'catchup.history_gone', from: from.lexical, reason, why: r.historyGoneReason }, 'catchup.history_gone');
         const at = await this.baseline('history-gone');
         if (at) await this.process(rebaselined(this.ordering, at, clock(), this.opts));
-        return;
+        return { result: 'history-gone', ...(r.historyGoneReason ? { historyGone: r.historyGoneReason } : {}), rebaselined: at !== undefined };
       }
       const results = await this.supersedeOutdated(await this.mirror.apply(r.changes), r.coveredTo);
       const failed = await this.recordResults(results);
       if (failed > 0 || !r.coveredTo) {
-        await repo.finishCatchUp(id, { state: failed > 0 ? 'failed' : 'partial', changes: r.changes.length, finishedAt: clock(), ...(failed > 0 ? { lastError: `${failed} change(s) failed` } : {}) });
-        return;
+        const why = failed > 0 ? `${failed} change(s) failed` : r.reachesPosition
+          ? 'the Change Lists prove nothing after the position yet' : 'no Change List proves where it starts';
+        await repo.finishCatchUp(id, { state: failed > 0 ? 'failed' : 'partial', changes: r.changes.length, lastError: why, finishedAt: clock() });
+        count(failed > 0 ? 'failed' : 'partial');
+        this.log.warn({ event: 'catchup.incomplete', reason, from: from.lexical, why }, 'catchup.incomplete');
+        const result = failed > 0 ? 'failed' : r.reachesPosition ? 'up-to-date' : 'unproven';
+        return { result, changes: r.changes.length, failed };
       }
       await repo.finishCatchUp(id, { state: 'done', changes: r.changes.length, finishedAt: clock(), to: r.coveredTo.lexical });
-      this.rt.metrics.catchUps.inc({ source: this.cfg.name, result: 'done' });
+      count('done');
       this.log.info({ event: 'catchup.completed', reason, from: from.lexical, coveredTo: r.coveredTo.lexical, changes: r.changes.length }, 'catchup.completed');
       if (this.applyFailures === 0) await this.clearError();
       await this.process(caughtUp(this.ordering, r.coveredTo, clock(), this.opts));
+      return { result: 'done', changes: r.changes.length, failed: 0, coveredTo: r.coveredTo.lexical };
     } catch (err) {
       const e = describeError(err);
       await repo.finishCatchUp(id, { state: 'failed', lastError: e.message.slice(0, 500), finishedAt: clock() });
+      count('failed');
       this.log.warn({ event: 'catchup.failed', reason, from: from.lexical, code: e.code, error: e.message }, 'catchup.failed');
       await this.setError(`catch-up failed: ${e.message}`);
+      return { result: 'failed', error: e.message };
     }
   }
 
@@ -568,9 +589,9 @@ export class SourceRunner {
     try {
       // previousUris: what the mirror held and the list no longer has was deleted meanwhile.
       const r = await runBaseline(this.source.resourceListUrl, this.rt.http, this.mirror, { previousUris: () => repo.listResourceUris(this.source.id) });
-      const refused = r.failed.filter((f) => REFUSALS.has(f.error?.code ?? ''));
+      const refused = r.failed.filter(isRefused);
       if (refused.length > 0) await this.recordResults(refused);
-      const others = r.failed.filter((f) => !REFUSALS.has(f.error?.code ?? ''));
+      const others = r.failed.filter((f) => !isRefused(f));
       const unresolved = others.length > 0 ? await this.resolveBaselineFailures(r.at, others) : [];
       if (unresolved.length > 0) {
         await this.recordResults(unresolved);
@@ -599,9 +620,7 @@ export class SourceRunner {
    * that URI that applies cleanly. Returns the failures that remain.
    */
   private async resolveBaselineFailures(at: DateTime, failed: readonly ApplyResult[]): Promise<ApplyResult[]> {
-    const explainable = (f: ApplyResult): boolean =>
-      f.error?.code === 'RSN_HASH_MISMATCH' || f.error?.code === 'RSN_LENGTH_MISMATCH' || (f.error?.code === 'RSN_HTTP_STATUS' && f.error.status === 404);
-    if (!this.source.changeListUrl || !failed.every(explainable)) return [...failed];
+    if (!this.source.changeListUrl || !failed.every(isOutdated)) return [...failed];
     try {
       const c = await collectChanges({ changeListUrl: this.source.changeListUrl }, at, undefined, this.rt.http);
       if (c.historyGone) return [...failed];
@@ -630,7 +649,7 @@ export class SourceRunner {
 
   // ---- one-shot use (`sync NAME`)
 
-  async syncOnce(): Promise<{ syncedUntil?: string }> {
+  async syncOnce(): Promise<{ syncedUntil?: string; outcome: CatchUpOutcome }> {
     const ok = await this.discover();
     if (!ok) throw new Error(`discovery failed for ${this.cfg.name}`);
     const before = await this.rt.repo.getPosition(this.source.id);
@@ -642,8 +661,10 @@ export class SourceRunner {
       this.ordering = initialOrderingState(parseDateTime(before.syncedUntil));
       this.persisted = { syncedUntil: before.syncedUntil };
     }
-    await this.catchUpToNow('manual');
-    return { ...(this.ordering.syncedUntil ? { syncedUntil: this.ordering.syncedUntil.lexical } : {}) };
+    let outcome = await this.catchUpToNow('manual');
+    // A baseline just taken is itself the proof up to its `at` (RC-15).
+    if (!before?.syncedUntil && (outcome.result === 'up-to-date' || outcome.result === 'unproven')) outcome = { ...outcome, result: 'done', coveredTo: this.ordering.syncedUntil?.lexical };
+    return { ...(this.ordering.syncedUntil ? { syncedUntil: this.ordering.syncedUntil.lexical } : {}), outcome };
   }
 
   // ---- status and errors
