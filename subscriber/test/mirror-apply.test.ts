@@ -328,3 +328,18 @@ test('the SSRF guard applies: without allowPrivateNetworks a loopback Source is 
   assert.equal(src.hits('/x'), 0);
   await writeFile(join(tmp.dir, 'keep'), ''); // the temp dir is still ours to remove
 });
+
+test('a written file keeps the entry lastmod as its mtime (else the change datetime), like rsync -t', async (t) => {
+  const s = await setup(t);
+  s.src.serve('/res/stamped', 'a');
+  s.src.serve('/res/timed', 'b');
+  const lastmod = dateTimeFromMillis(Date.parse('2012-06-13T17:13:47Z'));
+  const [a, b] = await s.mirror.apply([
+    change(`${s.src.baseUrl}/res/stamped`, 'created', 'a', { lastmod }),
+    change(`${s.src.baseUrl}/res/timed`, 'created', 'b'),
+  ]);
+  assert.equal(a!.outcome, 'written');
+  assert.equal(b!.outcome, 'written');
+  assert.equal((await stat(uriToMirrorPath(s.mirrorDir, `${s.src.baseUrl}/res/stamped`))).mtimeMs, lastmod.epochMs);
+  assert.equal((await stat(uriToMirrorPath(s.mirrorDir, `${s.src.baseUrl}/res/timed`))).mtimeMs, clock);
+});

@@ -7,7 +7,7 @@ import { MirrorError } from './errors.js';
 import { headerValue, type HttpGetter } from './http.js';
 import { uriToMirrorPath } from './path.js';
 import { decideRetry, isTransientNetworkError, type FetchOutcome } from './retry-policy.js';
-import { DirectoryCache, removeFile, writeVerified } from './writer.js';
+import { DirectoryCache, removeFile, writeVerified, type Expected } from './writer.js';
 
 /** Implemented by the CONTROL side over the `resources` table. */
 export interface ResourceStateStore {
@@ -96,6 +96,17 @@ async function readAhead(body: AsyncIterable<Uint8Array>, limit: number): Promis
   return { complete, chunks: chunks() };
 }
 
+/** What the written file must be: the announced bytes, and its mtime (lastmod, else change time). */
+function expectationOf(change: Change): Expected {
+  const stamp = change.lastmod ?? change.time;
+  return {
+    uri: change.uri,
+    ...(change.hash ? { hash: change.hash } : {}),
+    ...(change.length !== undefined ? { length: change.length } : {}),
+    ...(stamp ? { mtimeMs: stamp.epochMs } : {}),
+  };
+}
+
 /** A later change makes an earlier one pointless when it will certainly be applied after it. */
 function supersedes(later: Change, earlier: Change): boolean {
   if (later.time === undefined) return true; // applied unconditionally
@@ -181,7 +192,7 @@ export function createMirror(options: MirrorOptions): Mirror {
             // A small body is already in memory: the connection is free again, and the disk work
             // (open, write, fsync, rename) must not hold the host's fetch slot.
             if (body.complete) release();
-            return await writeVerified(path, body.chunks, change, dirs);
+            return await writeVerified(path, body.chunks, expectationOf(change), dirs);
           } finally {
             await res.dump();
           }

@@ -15,6 +15,11 @@ export interface Expected {
   readonly uri: string;
   readonly hash?: HashList;
   readonly length?: number;
+  /**
+   * The file's modification time, in ms since the epoch: the entry's lastmod (else its change time),
+   * as `rsync -t` / `wget -N` keep it, so tools comparing lastmod with mtimes see a mirror.
+   */
+  readonly mtimeMs?: number;
 }
 
 export interface Written {
@@ -80,6 +85,10 @@ export async function writeVerified(
     if (pendingBytes > 0) await handle.writev(pending);
     const digests = hasher.digests(); // digest() may be read once only
     verify(expected, hasher.length, digests);
+    if (expected.mtimeMs !== undefined && Number.isFinite(expected.mtimeMs)) {
+      const t = expected.mtimeMs / 1000;
+      await handle.utimes(t, t);
+    }
     await handle.sync();
     await handle.close();
     handle = undefined;
