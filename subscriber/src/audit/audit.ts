@@ -5,7 +5,7 @@ import { createReadStream } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { checkableAlgorithms, compareHashes, MultiHasher, type Entry } from '@rsnotify/shared';
-import { isTempFileName, uriToMirrorPath, type HttpGetter } from '../mirror/index.js';
+import { isTempFileName, locateFile, uriToMirrorPath, type HttpGetter } from '../mirror/index.js';
 import { readResourceList } from '../baseline/index.js';
 
 export interface AuditReport {
@@ -31,6 +31,7 @@ async function compareEntry(mirrorDir: string, entry: Entry, report: AuditReport
     report.unmappable!.push({ uri: entry.loc, code: (err as { code?: string }).code ?? 'RSN_PATH_UNMAPPABLE' });
     return;
   }
+  path = await locateFile(path); // the same mapping as the writer: `%%self` inside a directory
   report.expectedPaths.add(path);
   let size: number;
   try {
@@ -101,6 +102,11 @@ export async function auditMirror(resourceListUrl: string, mirrorDir: string, ht
 /** A one-line summary for logs and the CLI. */
 export function describeAudit(r: AuditReport): string {
   if (r.inSync) return `in sync (${r.checked} resources)`;
-  return `out of sync: ${r.missing.length} missing, ${r.extra.length} extra, ${r.different.length} different` +
-    `${r.unmappable?.length ? `, ${r.unmappable.length} unmappable` : ''} of ${r.checked}`;
+  const first = (label: string, items: readonly string[]): string[] =>
+    items.slice(0, 5).map((x) => `  ${label} ${x}`).concat(items.length > 5 ? [`  ... ${items.length - 5} more ${label}`] : []);
+  return [
+    `out of sync: ${r.missing.length} missing, ${r.extra.length} extra, ${r.different.length} different` +
+      `${r.unmappable?.length ? `, ${r.unmappable.length} unmappable` : ''} of ${r.checked}`,
+    ...first('missing', r.missing), ...first('different', r.different.map((d) => d.uri)), ...first('extra', r.extra),
+  ].join('\n');
 }

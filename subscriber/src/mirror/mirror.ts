@@ -141,7 +141,7 @@ export function createMirror(options: MirrorOptions): Mirror {
   const maxAttempts = options.maxAttempts ?? 4;
   const fetchTimeoutMs = options.fetchTimeoutMs ?? 60_000;
   const limiter = new HostLimiter(options.perHostConcurrency ?? 8);
-  const dirs = new DirectoryCache();
+  const dirs = new DirectoryCache(mirrorDir);
   const queues = new Map<string, UriQueue>();
   const running = new Set<Promise<void>>();
   const sleeps = new Set<() => void>();
@@ -171,7 +171,7 @@ export function createMirror(options: MirrorOptions): Mirror {
 
   async function fetchInto(
     change: Change, path: string, host: string, isSuperseded: () => boolean,
-  ): Promise<{ sha256: string; length: number }> {
+  ): Promise<{ sha256: string; length: number; path: string }> {
     for (let attempt = 1; ; attempt++) {
       if (closed) throw new MirrorError('RSN_MIRROR_CLOSED', `mirror closed before ${change.uri} was fetched`, { details: { uri: change.uri } });
       let outcome: FetchOutcome;
@@ -244,7 +244,7 @@ export function createMirror(options: MirrorOptions): Mirror {
       const host = new URL(change.uri).host;
       const written = await fetchInto(change, path, host, isSuperseded);
       await state.set(change.uri, { ...(key === undefined ? {} : { lastChangeKey: key }), sha256: written.sha256, length: written.length, path });
-      return result(change, 'written', { path });
+      return result(change, 'written', { path: written.path });
     } catch (err) {
       return failure(change, err, path);
     }
