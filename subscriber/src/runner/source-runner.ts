@@ -19,7 +19,7 @@ import {
 import type { ResolvedConfig, SourceConfig } from '../config.js';
 import { discoverSource, type Discovery, type PageFetcher } from '../discovery/index.js';
 import { createHookRunner, type HookRunner } from '../hooks/index.js';
-import { createMirror, type ApplyResult, type HttpGetter, type Mirror } from '../mirror/index.js';
+import { createMirror, migrateMirrorLayout, type ApplyResult, type HttpGetter, type Mirror } from '../mirror/index.js';
 import type { Logger, SubscriberMetrics } from '../observability/index.js';
 import {
   applied,
@@ -139,6 +139,20 @@ export class SourceRunner {
         }
       },
     });
+    await this.migrateLayout();
+  }
+
+  /**
+   * Moves files an older mapping wrote to their current names (path.ts). A file that cannot be
+   * moved makes the next start re-baseline (position cleared) rather than leave a hole.
+   */
+  async migrateLayout(): Promise<void> {
+    const { repo } = this.rt;
+    const m = await migrateMirrorLayout(this.cfg.mirrorDir, await repo.listResourcePaths(this.source.id), (uri, path) => repo.setResourcePath(this.source.id, uri, path));
+    if (m.moved > 0) this.log.info({ event: 'mirror.layout_migrated', moved: m.moved, failed: m.failed.length }, 'mirror.layout_migrated');
+    if (m.failed.length === 0) return;
+    this.log.error({ event: 'mirror.layout_migration_failed', failed: m.failed.length, uri: m.failed[0]!.uri, error: m.failed[0]!.error }, 'mirror.layout_migration_failed');
+    await repo.savePosition(this.source.id, { syncedUntil: undefined } as { syncedUntil?: string });
   }
 
   /** Daemon start: discovery, subscription, position, then the inbox. */
