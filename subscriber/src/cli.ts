@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // rsnotify-subscriber: run the daemon, or inspect and operate it (status, discover, sync, audit,
 // unsubscribe). Logs are JSON lines on stdout; human output of the one-shot commands goes to stdout
-// too, errors to stderr. Exit codes: 0 ok, 1 failure (audit: not in sync), 2 usage/config error.
+// too, errors to stderr. Exit codes: 0 ok, 1 failure (audit: not in sync), 2 usage/config error,
+// 3 audit only: the Source was still changing (differences moved between two looks; run again).
 import { Command } from 'commander';
 import { describeError } from '@rsnotify/shared';
 import { loadConfigFile, type ResolvedConfig } from './config.js';
@@ -9,7 +10,7 @@ import { describeAudit } from './audit/index.js';
 import { discoverSource, pageFetcherFrom } from './discovery/index.js';
 import { createHttpGetter } from './mirror/index.js';
 import { createLogger } from './observability/index.js';
-import { auditSource, readStatus, startSubscriber, syncSource, unsubscribeSource } from './service.js';
+import { auditSource, readStatus, repairSource, startSubscriber, syncSource, unsubscribeSource } from './service.js';
 import type { CatchUpOutcome } from './runner/index.js';
 
 /** `sync`: exit 0 only when the Change Lists proved coverage and every change was applied. */
@@ -145,12 +146,22 @@ program
   .argument('<name>', 'source name')
   .option('-c, --config <file>', 'YAML or JSON config', DEFAULT_CONFIG)
   .option('--json', 'print JSON')
-  .action(async (name: string, opts: { config: string; json?: boolean }) => {
+  .option('--repair', 'fetch what is missing or different and remove extras, through the verified writer')
+  .action(async (name: string, opts: { config: string; json?: boolean; repair?: boolean }) => {
     try {
       const cfg = await config(opts.config);
+      if (opts.repair) {
+        const r = await repairSource(cfg, name, { logger: createLogger('warn') });
+        const { results: _results, ...summary } = r;
+        process.stdout.write(opts.json ? `${JSON.stringify(summary, null, 2)}\n` : `${describeAudit(r.report)}\n` +
+          `repaired: ${r.fetched} fetched, ${r.removed} removed, ${r.failed} failed, ${r.changedMeanwhile} changed at the Source meanwhile\n`);
+        process.exitCode = r.failed === 0 ? 0 : 1;
+        return;
+      }
       const report = await auditSource(cfg, name, { logger: createLogger('warn') });
-      process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${describeAudit(report)}\n`);
-      process.exitCode = report.inSync ? 0 : 1;
+      const text = report.stillChanging ? `Source still changing: ${describeAudit(report)}` : describeAudit(report);
+      process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${text}\n`);
+      process.exitCode = report.inSync ? 0 : report.stillChanging ? 3 : 1;
     } catch (err) {
       fail(err);
     }

@@ -61,6 +61,11 @@ const sourceSchema = z
     fetchConcurrencyPerHost: z.number().int().positive().max(64).default(4),
     /** Polling period of the Change List when the Source advertises no channel. */
     pollInterval: duration.default(30_000),
+    /**
+     * Reconcile with the Resource List this often (audit + repair; finds changes a Source never
+     * announced). Default 24h; 0 turns it off.
+     */
+    reconcileInterval: duration.default(24 * 3_600_000),
     hook: hookSchema.optional(),
   })
   .strict();

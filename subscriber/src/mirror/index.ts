@@ -4,7 +4,7 @@
 export { createHttpGetter, headerValue } from './http.js';
 export type { GetOptions, HttpGetter, HttpGetterOptions, HttpHeaders, HttpResponse, HttpStream } from './http.js';
 export { escapeName, INDEX_FILE_NAME, isTempFileName, SELF_FILE_NAME, TEMP_FILE_PREFIX, uriToMirrorPath } from './path.js';
-export { locateFile } from './writer.js';
+export { locateFile, removeFile } from './writer.js';
 export { migrateMirrorLayout, type LayoutMigration, type RecordedPath } from './migrate.js';
 export { decideRetry, isTransientNetworkError, parseRetryAfter } from './retry-policy.js';
 export type { FetchOutcome, RetryDecision, RetryPolicyOptions } from './retry-policy.js';

@@ -51,14 +51,18 @@ export interface MirrorOptions {
 }
 
 export interface Mirror {
-  /** Applies changes in order per URI; resolves with one result per change, in input order. */
-  apply(changes: readonly Change[]): Promise<ApplyResult[]>;
+  /**
+   * Applies changes in order per URI; resolves with one result per change, in input order.
+   * `force`: no replay check (repair: the file differs whatever the recorded change says).
+   */
+  apply(changes: readonly Change[], options?: { readonly force?: boolean }): Promise<ApplyResult[]>;
   /** Waits for the work in flight; queued retries stop waiting and report RSN_MIRROR_CLOSED. */
   close(): Promise<void>;
 }
 
 interface Job {
   readonly change: Change;
+  readonly force: boolean;
   resolve(result: ApplyResult): void;
 }
 
@@ -226,12 +230,12 @@ export function createMirror(options: MirrorOptions): Mirror {
     }
   }
 
-  async function applyOne(change: Change, isSuperseded: () => boolean): Promise<ApplyResult> {
+  async function applyOne(change: Change, isSuperseded: () => boolean, force: boolean): Promise<ApplyResult> {
     let path: string | undefined;
     try {
       path = uriToMirrorPath(mirrorDir, change.uri);
       const key = change.time?.key;
-      if (key !== undefined) {
+      if (key !== undefined && !force) {
         const stored = await state.get(change.uri);
         // Idempotency: a change no later than the one applied last is a replay.
         if (stored?.lastChangeKey !== undefined && key <= stored.lastChangeKey) return result(change, 'skipped', { path, skipped: 'replay' });
@@ -254,7 +258,7 @@ export function createMirror(options: MirrorOptions): Mirror {
     while (queue.jobs.length > 0) {
       const job = queue.jobs.shift()!;
       const isSuperseded = (): boolean => queue.jobs.length > 0 && supersedes(queue.jobs[0]!.change, job.change);
-      let r = isSuperseded() ? result(job.change, 'skipped', { skipped: 'superseded' }) : await applyOne(job.change, isSuperseded);
+      let r = isSuperseded() ? result(job.change, 'skipped', { skipped: 'superseded' }) : await applyOne(job.change, isSuperseded, job.force);
       // A change that failed because the resource moved on (hash mismatch, 404 after a later delete)
       // is stale, not broken, when a later change to the URI is already waiting: that one fetches
       // the current state, so the failure is not reported.
@@ -265,9 +269,9 @@ export function createMirror(options: MirrorOptions): Mirror {
     queues.delete(uri);
   }
 
-  function enqueue(change: Change): Promise<ApplyResult> {
+  function enqueue(change: Change, force: boolean): Promise<ApplyResult> {
     return new Promise<ApplyResult>((resolve) => {
-      const job: Job = { change, resolve };
+      const job: Job = { change, force, resolve };
       if (closed) { resolve(failure(change, new MirrorError('RSN_MIRROR_CLOSED', 'mirror closed'))); return; }
       let queue = queues.get(change.uri);
       if (queue) { queue.jobs.push(job); return; }
@@ -279,8 +283,9 @@ export function createMirror(options: MirrorOptions): Mirror {
   }
 
   return {
-    apply(changes) {
-      return Promise.all(changes.map(enqueue));
+    apply(changes, applyOptions) {
+      const force = applyOptions?.force === true;
+      return Promise.all(changes.map((c) => enqueue(c, force)));
     },
     async close() {
       closed = true;

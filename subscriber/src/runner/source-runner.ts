@@ -12,6 +12,7 @@ import {
   type ChangeNotification,
   type DateTime,
 } from '@rsnotify/shared';
+import { reconcileMirror, type ReconcileResult } from '../audit/index.js';
 import { runBaseline } from '../baseline/index.js';
 import {
   classifyFailure, collectChanges, EntrySelector, holdsPosition, isOutdatable, type HistoryGoneReason,
@@ -168,6 +169,7 @@ export class SourceRunner {
       if (this.withSubscription) this.reconcileSubscription();
       await this.establishPosition();
       if (this.source.mode === 'poll') this.schedulePoll(0);
+      this.scheduleReconcile();
     });
   }
 
@@ -659,6 +661,57 @@ export class SourceRunner {
         this.schedulePoll(this.cfg.pollInterval);
       }),
     );
+  }
+
+  // ---- reconciliation with the Resource List (audit + repair)
+
+  private scheduleReconcile(): void {
+    const every = this.cfg.reconcileInterval;
+    if (!every || every <= 0) return;
+    this.later('reconcile', every, () => this.enqueue(async () => {
+      if (this.ready) await this.reconcile('periodic').catch(() => undefined);
+      this.scheduleReconcile();
+    }));
+  }
+
+  /**
+   * Audit against the Resource List and repair through the verified writer; runs on the ordering
+   * lane (callers enqueue it) so it never races an apply. One `reconcile.completed` line and one
+   * metric per run.
+   */
+  async reconcile(reason: 'periodic' | 'manual'): Promise<ReconcileResult> {
+    const outcome = (o: string): void => this.rt.metrics.reconciles.inc({ source: this.cfg.name, outcome: o });
+    try {
+      if (!this.source.resourceListUrl) throw new Error('the Capability List has no Resource List');
+      const r = await reconcileMirror({
+        resourceListUrl: this.source.resourceListUrl, mirrorDir: this.cfg.mirrorDir, http: this.rt.http, mirror: this.mirror,
+        knownUris: () => this.rt.repo.listResourceUris(this.source.id),
+        lastChangeKey: async (uri) => (await this.rt.repo.getResource(this.source.id, uri))?.lastChangeKey,
+      });
+      await this.recordResults(r.results.filter((x) => x.outcome !== 'failed' || !isOutdated(x)));
+      const result = r.failed > 0 ? 'failed' : r.fetched + r.removed > 0 ? 'repaired' : r.report.inSync ? 'in-sync' : 'source-changing';
+      outcome(result);
+      const level = r.fetched + r.removed + r.failed > 0 ? 'warn' : 'info';
+      this.log[level]({
+        event: 'reconcile.completed', reason, result, inSyncBefore: r.report.inSync, checked: r.report.checked,
+        missing: r.report.missing.length, extra: r.report.extra.length, different: r.report.different.length,
+        fetched: r.fetched, removed: r.removed, failed: r.failed, changedMeanwhile: r.changedMeanwhile,
+      }, 'reconcile.completed');
+      return r;
+    } catch (err) {
+      outcome('failed');
+      const e = describeError(err);
+      this.log.warn({ event: 'reconcile.failed', reason, code: e.code, error: e.message }, 'reconcile.failed');
+      throw err;
+    }
+  }
+
+  /** `audit NAME --repair`: discovery, the stored position, then one reconciliation. */
+  async repairOnce(): Promise<ReconcileResult> {
+    if (!(await this.discover())) throw new Error(`discovery failed for ${this.cfg.name}`);
+    const pos = await this.rt.repo.getPosition(this.source.id);
+    if (pos?.syncedUntil) this.ordering = initialOrderingState(parseDateTime(pos.syncedUntil));
+    return this.reconcile('manual');
   }
 
   // ---- one-shot use (`sync NAME`)

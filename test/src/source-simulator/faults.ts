@@ -38,6 +38,10 @@ export interface Faults {
   timelessDeletes: number;
   /** Count: the N oldest changes are dropped from the Change Lists (history cut short). */
   truncateHistoryNext: number;
+  /** 1: new names include collections with members (a file that is also a directory) and `%2F`. */
+  pathQuirks: number;
+  /** Count: the next N changes reach neither a notification nor the Change Lists (a lost change). */
+  loseChangeNext: number;
 }
 
 /**
@@ -49,7 +53,7 @@ export function defaultFaults(specVersion: '1.0' | '1.1' = '1.1'): Faults {
     dropProbability: 0, dropNext: 0, delayProbability: 0, delayMs: 500, reorderProbability: 0, duplicateProbability: 0,
     changeListLagMs: 0, serverErrorProbability: 0, serverErrorNext: 0, serverErrorScope: 'all', slowProbability: 0,
     slowMs: 1000, corruptProbability: 0, corruptNext: 0, specVersion,
-    omitChangeListFrom: 0, timelessDeletes: 0, truncateHistoryNext: 0,
+    omitChangeListFrom: 0, timelessDeletes: 0, truncateHistoryNext: 0, pathQuirks: 0, loseChangeNext: 0,
   });
 }
 

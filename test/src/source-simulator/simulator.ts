@@ -110,6 +110,8 @@ class Simulator implements SourceSimulator, SiteModel {
       ...(options.repeatProbability !== undefined ? { repeatProbability: options.repeatProbability } : {}),
       ...(options.oddNames !== undefined ? { oddNames: options.oddNames } : {}),
       ...(options.typicalMaxBytes !== undefined ? { typicalMaxBytes: options.typicalMaxBytes } : {}),
+      pathQuirks: () => this.faults.pathQuirks,
+      quirkMemory: {},
     };
 
     this.state = new ResourceState(this.baseUrl);
@@ -211,7 +213,10 @@ class Simulator implements SourceSimulator, SiteModel {
       touched.push(intent.target);
       this.corrupted.delete(intent.target);
       if (record.version) this.maybeCorrupt(this.state.get(intent.target)!, intent.corrupt === true);
-      changes.push(record);
+      // Quirk: a change the Source makes but never announces, in no notification and no Change
+      // List; only a comparison with the Resource List (reconciliation) can find it.
+      if (this.faults.loseChangeNext > 0) this.faults.loseChangeNext--;
+      else changes.push(record);
       if (changes.length >= this.maxPerNotification || i === count - 1) {
         const until = this.timeline.tick(this.changeRng.between(1, 50), this.changeRng.int(1000)).time;
         parts.push({ from, until, changes });
