@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
 import { createOutboundAgent } from '@rsnotify/shared';
 import { auditMirror, type AuditReport, type ReconcileResult } from './audit/index.js';
-import { callbackBase, resolveConfig, type ResolvedConfig, type SourceConfig, type SubscriberConfig } from './config.js';
+import { assertWritableDirectory, callbackBase, resolveConfig, type ResolvedConfig, type SourceConfig, type SubscriberConfig } from './config.js';
 import { discoverSource, pageFetcherFrom } from './discovery/index.js';
 import { createIntakeApp } from './intake/index.js';
 import { createHttpGetter } from './mirror/index.js';
@@ -94,6 +94,8 @@ const PRUNE_INTERVAL_MS = 600_000;
 
 export async function startSubscriber(config: SubscriberConfig | ResolvedConfig, options: StartOptions = {}): Promise<RunningSubscriber> {
   const cfg = resolveConfig(config);
+  assertWritableDirectory('dataDir', cfg.dataDir);
+  cfg.sources.forEach((s, i) => assertWritableDirectory(`sources[${i}].mirrorDir (${s.name})`, s.mirrorDir));
   const base = buildRuntime(cfg, options);
   const runners = new Map<number, SourceRunner>();
   let rt: Runtime = base;
