@@ -567,6 +567,13 @@ export class SourceRunner {
       }
       const results = await this.supersedeOutdated(await this.mirror.apply(r.changes), r.coveredTo);
       const failed = await this.recordResults(results);
+      if (failed === 0 && !r.coveredTo && r.reachesPosition) {
+        // Nothing listed after the position (a quiet Source between polls): nothing to prove or move.
+        await repo.finishCatchUp(id, { state: 'done', changes: r.changes.length, finishedAt: clock() });
+        count('up-to-date');
+        this.log.debug({ event: 'catchup.up_to_date', reason, from: from.lexical }, 'catchup.up_to_date');
+        return { result: 'up-to-date', changes: r.changes.length, failed: 0 };
+      }
       if (failed > 0 || !r.coveredTo) {
         const why = failed > 0 ? `${failed} change(s) failed` : r.reachesPosition
           ? 'the Change Lists prove nothing after the position yet' : 'no Change List proves where it starts';
