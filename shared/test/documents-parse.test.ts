@@ -190,10 +190,32 @@ test('RC-25: entryToChange takes datetime, else lastmod; undefined without rs:md
   assert.equal(a!.length, 3);
   assert.equal(a!.type, 'text/plain');
   assert.equal(a!.hash![0]!.hex, '1584abdf8ebdc9802ac0c6a7402c03b6');
-  assert.deepEqual(Object.keys(b!).sort(), ['change', 'time', 'uri']);
+  assert.deepEqual(Object.keys(b!).sort(), ['change', 'lastmod', 'time', 'uri']);
   assert.equal(b!.time!.lexical, '2013-01-01T00:00:00Z');
   assert.deepEqual(c, { uri: 'http://a/3', change: 'deleted' });
   assert.equal(d, undefined);
+});
+
+test('RC-23/RC-25: a deleted entry without datetime has no change time; its lastmod is kept apart', () => {
+  const doc = parseDocument(urlset(`
+    <url><loc>http://a/1</loc><lastmod>2013-01-01T00:00:00Z</lastmod><rs:md change="deleted"/></url>
+    <url><loc>http://a/2</loc><lastmod>2013-01-01T00:00:00Z</lastmod><rs:md change="deleted" datetime="2013-01-05T00:00:00Z"/></url>`));
+  const [a, b] = doc.entries.map(entryToChange);
+  assert.equal(a!.time, undefined);
+  assert.equal(a!.lastmod!.lexical, '2013-01-01T00:00:00Z');
+  assert.equal(b!.time!.lexical, '2013-01-05T00:00:00Z');
+});
+
+test('RC-28 leniency: an entry lastmod/datetime without zone is read as UTC and marked; from/until stay strict', () => {
+  const doc = parseDocument(urlset(`
+    <url><loc>http://a/1</loc><lastmod>2012-06-13T17:13:47</lastmod><rs:md change="updated" datetime="2012-06-13T17:13:48"/></url>`));
+  const e = doc.entries[0]!;
+  assert.equal(e.lastmod!.lexical, '2012-06-13T17:13:47');
+  assert.equal(e.lastmod!.key, '2012-06-13T17:13:47.');
+  assert.equal(e.lastmod!.assumedUtc, true);
+  assert.equal(e.md!.datetime!.assumedUtc, true);
+  rejects(() => parseDocument(urlset('<rs:md capability="changelist" from="2012-06-13T17:13:47"/>')), 'RS_BAD_DATETIME', /@from/);
+  rejects(() => parseDocument(urlset('<url><loc>http://a</loc><lastmod>2012-06-13T25:13:47</lastmod></url>')), 'RS_BAD_DATETIME', /lastmod/);
 });
 
 test('RA-1: notificationChannels lists each change-notification entry with its rel="hub" hrefs', () => {

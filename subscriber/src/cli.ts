@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // rsnotify-subscriber: run the daemon, or inspect and operate it (status, discover, sync, audit,
 // unsubscribe). Logs are JSON lines on stdout; human output of the one-shot commands goes to stdout
-// too, errors to stderr. Exit codes: 0 ok, 1 failure (audit: not in sync), 2 usage/config error.
+// too, errors to stderr. Exit codes: 0 ok, 1 failure (audit: not in sync), 2 usage/config error,
+// 3 audit only: the Source was still changing (differences moved between two looks; run again).
 import { Command } from 'commander';
 import { describeError } from '@rsnotify/shared';
 import { loadConfigFile, type ResolvedConfig } from './config.js';
@@ -9,7 +10,28 @@ import { describeAudit } from './audit/index.js';
 import { discoverSource, lookupBridgedChannel, pageFetcherFrom } from './discovery/index.js';
 import { createHttpGetter } from './mirror/index.js';
 import { createLogger } from './observability/index.js';
-import { auditSource, readStatus, startSubscriber, syncSource, unsubscribeSource } from './service.js';
+import { auditSource, readStatus, repairSource, startSubscriber, syncSource, unsubscribeSource } from './service.js';
+import type { CatchUpOutcome } from './runner/index.js';
+
+/** `sync`: exit 0 only when the Change Lists proved coverage and every change was applied. */
+function describeSync(o: CatchUpOutcome): { ok: boolean; text: string } {
+  switch (o.result) {
+    case 'done':
+      return { ok: true, text: `in sync: coverage proven to ${o.coveredTo}, ${o.changes ?? 0} change(s) applied` };
+    case 'history-gone':
+      return o.rebaselined
+        ? { ok: true, text: `history gone (${o.historyGone ?? 'unknown'}): re-baselined from the Resource List` }
+        : { ok: false, text: `history gone (${o.historyGone ?? 'unknown'}) and the re-baseline failed` };
+    case 'up-to-date':
+      return { ok: true, text: 'in sync: the Change Lists list nothing after the position' };
+    case 'unproven':
+      return { ok: false, text: 'coverage NOT proven: no Change List proves where it starts (no from, no timed entry)' };
+    case 'failed':
+      return { ok: false, text: o.error ? `catch-up failed: ${o.error}` : `NOT applied: ${o.failed ?? 0} change(s) failed` };
+    default:
+      return { ok: false, text: `no catch-up: ${o.error ?? 'nothing to catch up from'}` };
+  }
+}
 import { formatStatus } from './status/index.js';
 
 const DEFAULT_CONFIG = process.env.RSNOTIFY_SUBSCRIBER_CONFIG ?? '/etc/rsnotify/subscriber.yaml';
@@ -118,7 +140,10 @@ program
     try {
       const cfg = await config(opts.config);
       const r = await syncSource(cfg, name, { logger: createLogger(cfg.logLevel) });
-      process.stdout.write(`${name}: syncedUntil ${r.syncedUntil ?? '(none)'}\n`);
+      const verdict = describeSync(r.outcome);
+      // The last line says whether coverage was proven and everything applied (exit 0) or why not.
+      process.stdout.write(`${name}: ${verdict.text}; syncedUntil ${r.syncedUntil ?? '(none)'}\n`);
+      process.exitCode = verdict.ok ? 0 : 1;
     } catch (err) {
       fail(err);
     }
@@ -130,12 +155,22 @@ program
   .argument('<name>', 'source name')
   .option('-c, --config <file>', 'YAML or JSON config', DEFAULT_CONFIG)
   .option('--json', 'print JSON')
-  .action(async (name: string, opts: { config: string; json?: boolean }) => {
+  .option('--repair', 'fetch what is missing or different and remove extras, through the verified writer')
+  .action(async (name: string, opts: { config: string; json?: boolean; repair?: boolean }) => {
     try {
       const cfg = await config(opts.config);
+      if (opts.repair) {
+        const r = await repairSource(cfg, name, { logger: createLogger('warn') });
+        const { results: _results, ...summary } = r;
+        process.stdout.write(opts.json ? `${JSON.stringify(summary, null, 2)}\n` : `${describeAudit(r.report)}\n` +
+          `repaired: ${r.fetched} fetched, ${r.removed} removed, ${r.failed} failed, ${r.changedMeanwhile} changed at the Source meanwhile\n`);
+        process.exitCode = r.failed === 0 ? 0 : 1;
+        return;
+      }
       const report = await auditSource(cfg, name, { logger: createLogger('warn') });
-      process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${describeAudit(report)}\n`);
-      process.exitCode = report.inSync ? 0 : 1;
+      const text = report.stillChanging ? `Source still changing: ${describeAudit(report)}` : describeAudit(report);
+      process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${text}\n`);
+      process.exitCode = report.inSync ? 0 : report.stillChanging ? 3 : 1;
     } catch (err) {
       fail(err);
     }

@@ -2,15 +2,32 @@
 // (dataDir, mirrorDir) resolve against the config file's folder, so a service unit and a developer's
 // shell agree on where state lives.
 import { readFile } from 'node:fs/promises';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { RsnotifyError } from '@rsnotify/shared';
 
 export class ConfigError extends RsnotifyError {
   constructor(message: string, details: Record<string, unknown> = {}, cause?: unknown) {
     super('RSN_CONFIG_INVALID', message, { details, cause });
     this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Start-up check that a directory the daemon writes can be created and written (a regular file in
+ * its path, a read-only mount): one clear error naming the config key and the path, instead of a
+ * warning per change later.
+ */
+export function assertWritableDirectory(key: string, dir: string): void {
+  const probe = join(dir, `%%tmp-probe-${process.pid}`);
+  try {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(probe, '');
+    unlinkSync(probe);
+  } catch (err) {
+    throw new ConfigError(`${key} ${dir} cannot be created or written: ${(err as Error).message}`, { key, path: dir }, err);
   }
 }
 
@@ -61,6 +78,11 @@ const sourceSchema = z
     fetchConcurrencyPerHost: z.number().int().positive().max(64).default(4),
     /** Polling period of the Change List when the Source advertises no channel. */
     pollInterval: duration.default(30_000),
+    /**
+     * Reconcile with the Resource List this often (audit + repair; finds changes a Source never
+     * announced). Default 24h; 0 turns it off.
+     */
+    reconcileInterval: duration.default(24 * 3_600_000),
     hook: hookSchema.optional(),
     /**
      * A channel the Source does not advertise (a hub's poll-to-push bridge): subscribe to `topic` at

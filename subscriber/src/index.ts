@@ -8,7 +8,7 @@ export type { SourceStatus } from './status/index.js';
 export { discoverSource, pageFetcherFrom } from './discovery/index.js';
 export type { Discovery, DiscoveredChannel, DiscoveryRoute } from './discovery/index.js';
 // The URI -> file mapping of the mirror, for tools and tests that compare a mirror with a Source.
-export { uriToMirrorPath, isTempFileName } from './mirror/index.js';
+export { uriToMirrorPath, isTempFileName, locateFile } from './mirror/index.js';
 // The DATA building blocks, for tools and benchmarks that drive them directly.
 export { createHttpGetter, createMirror } from './mirror/index.js';
 export type { HttpGetter, Mirror, ApplyResult, ResourceStateStore } from './mirror/index.js';

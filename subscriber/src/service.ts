@@ -7,13 +7,13 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
 import { createOutboundAgent } from '@rsnotify/shared';
-import { auditMirror, type AuditReport } from './audit/index.js';
-import { callbackBase, resolveConfig, type ResolvedConfig, type SourceConfig, type SubscriberConfig } from './config.js';
+import { auditMirror, type AuditReport, type ReconcileResult } from './audit/index.js';
+import { assertWritableDirectory, callbackBase, resolveConfig, type ResolvedConfig, type SourceConfig, type SubscriberConfig } from './config.js';
 import { discoverSource, pageFetcherFrom } from './discovery/index.js';
 import { createIntakeApp } from './intake/index.js';
 import { createHttpGetter } from './mirror/index.js';
 import { createLogger, createMetrics, type Logger } from './observability/index.js';
-import { SourceRunner, type Runtime } from './runner/index.js';
+import { SourceRunner, type CatchUpOutcome, type Runtime } from './runner/index.js';
 import { sourceStatus, type SourceStatus } from './status/index.js';
 import { openSqliteStore } from './store/index.js';
 import {
@@ -94,6 +94,8 @@ const PRUNE_INTERVAL_MS = 600_000;
 
 export async function startSubscriber(config: SubscriberConfig | ResolvedConfig, options: StartOptions = {}): Promise<RunningSubscriber> {
   const cfg = resolveConfig(config);
+  assertWritableDirectory('dataDir', cfg.dataDir);
+  cfg.sources.forEach((s, i) => assertWritableDirectory(`sources[${i}].mirrorDir (${s.name})`, s.mirrorDir));
   const base = buildRuntime(cfg, options);
   const runners = new Map<number, SourceRunner>();
   let rt: Runtime = base;
@@ -186,7 +188,9 @@ function findSource(cfg: ResolvedConfig, name: string): SourceConfig {
 }
 
 /** `sync NAME`: one baseline (without a position) or one catch-up, without the hub. */
-export async function syncSource(config: SubscriberConfig | ResolvedConfig, name: string, options: StartOptions = {}): Promise<{ syncedUntil?: string }> {
+export async function syncSource(
+  config: SubscriberConfig | ResolvedConfig, name: string, options: StartOptions = {},
+): Promise<{ syncedUntil?: string; outcome: CatchUpOutcome }> {
   const cfg = resolveConfig(config);
   const rt = buildRuntime(cfg, options);
   try {
@@ -202,8 +206,25 @@ export async function syncSource(config: SubscriberConfig | ResolvedConfig, name
   }
 }
 
+/** `audit NAME --repair`: one reconciliation (audit, then repair through the verified writer). */
+export async function repairSource(config: SubscriberConfig | ResolvedConfig, name: string, options: StartOptions = {}): Promise<ReconcileResult> {
+  const cfg = resolveConfig(config);
+  const rt = buildRuntime(cfg, options);
+  try {
+    const runner = new SourceRunner(rt, findSource(cfg, name), false);
+    await runner.init();
+    try {
+      return await runner.repairOnce();
+    } finally {
+      await runner.stop(1_000);
+    }
+  } finally {
+    await closeRuntime(rt);
+  }
+}
+
 /** `audit NAME`: compares the mirror with the Source's current Resource List. */
-export async function auditSource(config: SubscriberConfig | ResolvedConfig, name: string, options: StartOptions = {}): Promise<AuditReport & { resourceListUrl: string }> {
+export async function auditSource(config: SubscriberConfig | ResolvedConfig, name: string, options: StartOptions = {}): Promise<AuditReport & { resourceListUrl: string; stillChanging?: boolean }> {
   const cfg = resolveConfig(config);
   const sc = findSource(cfg, name);
   const logger = options.logger ?? createLogger(cfg.logLevel);
@@ -211,7 +232,14 @@ export async function auditSource(config: SubscriberConfig | ResolvedConfig, nam
   try {
     const d = await discoverSource(sc.url, pageFetcherFrom(http));
     if (!d.resourceListUrl) throw new Error(`${name}: the Capability List has no Resource List to audit against`);
-    const report = await auditMirror(d.resourceListUrl, sc.mirrorDir, http);
+    let report: AuditReport & { stillChanging?: boolean } = await auditMirror(d.resourceListUrl, sc.mirrorDir, http);
+    if (!report.inSync) {
+      // A Source that is still changing moves the list under us: look once more. Differences that
+      // moved between the two looks are the Source changing, not the mirror diverging.
+      const second = await auditMirror(d.resourceListUrl, sc.mirrorDir, http);
+      const key = (r: AuditReport): string => JSON.stringify([r.missing, r.extra, r.different.map((x) => x.uri)]);
+      report = second.inSync ? second : { ...second, ...(second.at !== report.at && key(second) !== key(report) ? { stillChanging: true } : {}) };
+    }
     logger.info({ event: 'audit.completed', source: name, inSync: report.inSync, checked: report.checked, missing: report.missing.length, extra: report.extra.length, different: report.different.length }, 'audit.completed');
     return { ...report, resourceListUrl: d.resourceListUrl };
   } finally {

@@ -15,14 +15,14 @@ const T = (sec: number): string => `2026-01-01T00:00:${String(sec).padStart(2, '
 
 interface E { loc: string; change: 'created' | 'updated' | 'deleted'; datetime?: string; lastmod?: string }
 
-function changeList(base: string, md: { from: string; until?: string }, entries: E[]): string {
+function changeList(base: string, md: { from?: string; until?: string }, entries: E[]): string {
   const urls = entries.map((e) =>
     `<url><loc>${base}${e.loc}</loc>${e.lastmod ? `<lastmod>${e.lastmod}</lastmod>` : ''}` +
     `<rs:md change="${e.change}"${e.datetime ? ` datetime="${e.datetime}"` : ''}/></url>`).join('\n');
   return `<?xml version="1.0" encoding="UTF-8"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
 <rs:ln rel="up" href="${base}/capabilitylist.xml"/>
-<rs:md capability="changelist" from="${md.from}"${md.until ? ` until="${md.until}"` : ''}/>
+<rs:md capability="changelist"${md.from ? ` from="${md.from}"` : ''}${md.until ? ` until="${md.until}"` : ''}/>
 ${urls}
 </urlset>`;
 }
@@ -254,4 +254,58 @@ test('simulator capture (spec 1.1, full list): every change after the position, 
   const expected = times.filter((x) => d(x).key >= d(mid).key).length;
   assert.equal(r.changes.length, expected);
   for (let i = 1; i < r.changes.length; i++) assert.ok(r.changes[i - 1]!.time!.key <= r.changes[i]!.time!.key, 'forward order kept');
+});
+
+test('RC-21/RC-24: a Change List without from, cut short past the position, is history gone (no-from)', async (t) => {
+  const { src, http } = await setup(t);
+  src.serve('/cl.xml', changeList(src.baseUrl, { until: T(50) }, [
+    { loc: '/a', change: 'updated', datetime: T(30) },
+    { loc: '/b', change: 'updated', datetime: T(40) },
+  ]), xml);
+  const r = await collectChanges({ changeListUrl: `${src.baseUrl}/cl.xml` }, d(T(10)), undefined, http);
+  assert.equal(r.historyGone, true);
+  assert.equal(r.historyGoneReason, 'no-from');
+  assert.equal(r.coveredTo, undefined);
+});
+
+test('RC-21: a Change List without from that reaches back past the position proves coverage (no re-baseline)', async (t) => {
+  const { src, http } = await setup(t);
+  src.serve('/cl.xml', changeList(src.baseUrl, { until: T(50) }, [
+    { loc: '/a', change: 'updated', datetime: T(5) },
+    { loc: '/b', change: 'updated', datetime: T(40) },
+  ]), xml);
+  const r = await collectChanges({ changeListUrl: `${src.baseUrl}/cl.xml` }, d(T(10)), undefined, http);
+  assert.equal(r.historyGone, false);
+  assert.deepEqual(summary(r.changes, src.baseUrl), ['updated /b']);
+  assert.equal(r.coveredTo?.key, d(T(50)).key);
+});
+
+test('RC-22: a Change List whose from is after the position is history gone (from-after-position)', async (t) => {
+  const { src, http } = await setup(t);
+  src.serve('/cl.xml', changeList(src.baseUrl, { from: T(20), until: T(50) }, [{ loc: '/b', change: 'updated', datetime: T(40) }]), xml);
+  const r = await collectChanges({ changeListUrl: `${src.baseUrl}/cl.xml` }, d(T(10)), undefined, http);
+  assert.equal(r.historyGoneReason, 'from-after-position');
+});
+
+test('RC-23/RC-25: deletes without datetime but an old lastmod, behind new entries, are collected', async (t) => {
+  const { src, http } = await setup(t);
+  src.serve('/cl.xml', changeList(src.baseUrl, { from: T(0), until: T(50) }, [
+    { loc: '/old', change: 'updated', datetime: T(5) },
+    { loc: '/new', change: 'updated', datetime: T(20) },
+    { loc: '/gone1', change: 'deleted', lastmod: T(1) },
+    { loc: '/gone2', change: 'deleted', lastmod: T(2) },
+  ]), xml);
+  const r = await collectChanges({ changeListUrl: `${src.baseUrl}/cl.xml` }, d(T(10)), undefined, http);
+  assert.deepEqual(summary(r.changes, src.baseUrl), ['updated /new', 'deleted /gone1', 'deleted /gone2']);
+  assert.equal(r.changes[1]!.time, undefined, 'a delete lastmod is not its change time');
+});
+
+test('RC-28 leniency: a zone-less lastmod in a served Change List is read as UTC instead of refusing the list', async (t) => {
+  const { src, http } = await setup(t);
+  src.serve('/cl.xml', changeList(src.baseUrl, { from: T(0), until: T(50) }, [
+    { loc: '/a', change: 'updated', lastmod: '2026-01-01T00:00:20' },
+  ]), xml);
+  const r = await collectChanges({ changeListUrl: `${src.baseUrl}/cl.xml` }, d(T(10)), undefined, http);
+  assert.deepEqual(summary(r.changes, src.baseUrl), ['updated /a']);
+  assert.equal(r.changes[0]!.time?.assumedUtc, true);
 });

@@ -1,5 +1,6 @@
 // Helpers for the subscriber end-to-end tests: a temp workspace, a subscriber config for one
 // simulated Source, the real hub, and (from the harness) the mirror comparison.
+import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +8,7 @@ import { startSubscriber, type RunningSubscriber, type SourceStatus, type Subscr
 import { compareDateTime, parseDateTime } from '@rsnotify/shared';
 import { startHub } from '@rsnotify/hub';
 import { startSourceSimulator, type SourceSimulator } from '../src/source-simulator/index.js';
-import { waitFor } from '../src/harness/index.js';
+import { spawnCli, waitFor } from '../src/harness/index.js';
 
 export { diffMirror, mirrorEquals, type MirrorDiff } from '../src/harness/index.js';
 
@@ -109,3 +110,24 @@ export async function startLiveRig(
   await waitFor(async () => { const s = (await sub.status())[0]; return s?.subscriptionState === 'active' && s.syncedUntil; }, { what: 'subscribed and baselined' });
   return { ws, hub, sim, sub, mirrorDir: ws.mirrorDir };
 }
+
+/** Runs the subscriber CLI to its end: exit code, all output, and the last line that is not a log line. */
+export async function runSubscriberCli(args: string[]): Promise<{ code: number | null; out: string; last: string }> {
+  const p = spawnCli('subscriber/src/cli.ts', args);
+  const code = await p.exited;
+  const stdout = p.lines.filter((l) => !l.startsWith('{'));
+  return { code, out: p.lines.join('\n'), last: stdout[stdout.length - 1] ?? '' };
+}
+
+/** A simulator with `faults` and a config whose first `sync` (the baseline) succeeded. */
+export async function syncedRig(t: { after(fn: () => Promise<void> | void): void }, seed: number, faults: Partial<SourceSimulator['faults']>): Promise<{ sim: SourceSimulator; ws: Workspace; file: string }> {
+  const ws = await workspace('rsn-fidelity-');
+  t.after(() => ws.remove());
+  const sim = await startSourceSimulator({ seed, initialResources: 20, faults });
+  t.after(() => sim.close());
+  const file = await writeConfigFile(ws, subscriberConfig(ws, sim.wellKnownUrl, {}, { logLevel: 'warn' }));
+  const first = await runSubscriberCli(['sync', 'sim', '--config', file]);
+  assert.equal(first.code, 0, first.out);
+  return { sim, ws, file };
+}
+

@@ -1,7 +1,7 @@
 // Typed reading and writing of `rs:md` and `rs:ln` attributes (RS §7, RC-2, RC-26..RC-29).
 // RC-2: the defined attributes carry no prefix; anything else (prefixed extensions, non-spec names
 // such as resync's `modified` on rs:md) is kept verbatim in `extra` so documents round-trip.
-import { parseDateTime, type DateTime } from '../time/index.js';
+import { parseDateTime, parseSourceDateTime, type DateTime } from '../time/index.js';
 import { formatHashList, parseHashList } from '../hashes/index.js';
 import { escapeAttribute } from '../xml/escape.js';
 import type { XmlTag } from '../xml/safe-parse.js';
@@ -38,10 +38,20 @@ function where(element: string, attribute: string, ctx: AttributeContext): strin
 let lastText: string | undefined;
 let lastValue: DateTime | undefined;
 
+/**
+ * Times that describe one entry (`<lastmod>`, an entry's `rs:md` times) are read leniently: a time
+ * without a zone is taken as UTC and marked `assumedUtc` (real Sources write them). Document-level
+ * times, among them a notification's `from`/`until` (RN-5), stay strict.
+ */
+function isLenient(attribute: string | undefined, ctx: AttributeContext): boolean {
+  return attribute === undefined || ctx.entry !== undefined;
+}
+
 export function readDateTime(value: string, element: string, attribute: string | undefined, ctx: AttributeContext): DateTime {
-  if (value === lastText) return lastValue!;
+  const lenient = isLenient(attribute, ctx);
+  if (value === lastText && (lenient || lastValue!.assumedUtc === undefined)) return lastValue!;
   try {
-    const parsed = parseDateTime(value);
+    const parsed = lenient ? parseSourceDateTime(value) : parseDateTime(value);
     lastText = value;
     lastValue = parsed;
     return parsed;

@@ -132,8 +132,14 @@ export interface NotificationChannel {
 export interface Change {
   readonly uri: string;
   readonly change: ChangeType;
-  /** `rs:md/@datetime`, else `<lastmod>` (RS 1.0 used lastmod as the change time, RC-25). */
+  /**
+   * `rs:md/@datetime`, else `<lastmod>` of a created/updated entry (RS 1.0 used lastmod as the change
+   * time, RC-25). A `deleted` entry without `datetime` has no change time: its `lastmod` is the
+   * deleted resource's last modification, so document order alone places it (RC-23).
+   */
   readonly time?: DateTime;
+  /** `<lastmod>`: the resource's modification time (a mirror file's mtime). */
+  readonly lastmod?: DateTime;
   readonly hash?: HashList;
   readonly length?: number;
   readonly type?: string;

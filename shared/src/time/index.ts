@@ -16,6 +16,11 @@ export interface DateTime {
   /** Milliseconds since the epoch (lossy below 1 ms; for display, lag and timers only). */
   readonly epochMs: number;
   readonly precision: DateTimePrecision;
+  /**
+   * Set when the text had a time but no zone and was read as UTC (parseSourceDateTime): Sources do
+   * write `2012-06-13T17:13:47`; a consumer records a warning instead of refusing the document.
+   */
+  readonly assumedUtc?: true;
 }
 
 const W3C =
@@ -81,6 +86,21 @@ export function parseDateTime(value: string, where?: string): DateTime {
       : d !== undefined ? 'day' : mo !== undefined ? 'month' : 'year';
   const epochMs = wholeMs + (fraction ? Number(`0.${fraction}`) * 1000 : 0);
   return { lexical: text, key, epochMs, precision };
+}
+
+/** A date and time with seconds or minutes but no zone designator. */
+const ZONELESS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?$/;
+
+/**
+ * Lenient reading for times inside documents a Source serves (lastmod, entry datetime): a time
+ * without a zone is read as UTC and marked `assumedUtc` rather than refused. Everything else is as
+ * strict as parseDateTime. Notification `from`/`until` must keep using parseDateTime (RN-5).
+ */
+export function parseSourceDateTime(value: string, where?: string): DateTime {
+  const text = value.trim();
+  if (!ZONELESS.test(text)) return parseDateTime(value, where);
+  const utc = parseDateTime(`${text}Z`, where);
+  return { lexical: text, key: utc.key, epochMs: utc.epochMs, precision: utc.precision, assumedUtc: true };
 }
 
 function trimTrailingZeros(digits: string): string {

@@ -63,6 +63,7 @@ export async function runBaseline(resourceListUrl: string, http: HttpGetter, mir
     // later change is left alone (idempotency in the mirror), everything else is fetched.
     batch.push({
       uri: e.loc, change: 'updated', time: at!,
+      ...(e.lastmod ? { lastmod: e.lastmod } : {}),
       ...(e.md?.hash ? { hash: e.md.hash } : {}),
       ...(e.md?.length !== undefined ? { length: e.md.length } : {}),
       ...(e.md?.type ? { type: e.md.type } : {}),

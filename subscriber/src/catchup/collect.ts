@@ -6,6 +6,7 @@ import {
   type Change, type DateTime, type DocumentHeader, type Entry, type ErrorDetails,
 } from '@rsnotify/shared';
 import { headerValue, type HttpGetter } from '../mirror/index.js';
+import { EntrySelector, joinsCoverage, provenInterval, type HistoryGoneReason, type ProvenInterval } from './coverage.js';
 
 export interface CatchUpSource {
   /** A Change List or a Change List Index URL (from the Capability List). */
@@ -24,6 +25,13 @@ export interface CatchUpResult {
   readonly coveredTo?: DateTime;
   /** The lists no longer reach back to `from` (the oldest starts after it, or history has a hole). */
   readonly historyGone: boolean;
+  /**
+   * A list was found that reaches back to `from` (so nothing is missing up to what it proves), even
+   * when it proves nothing past `from` yet (coveredTo undefined: up to date, as far as it tells).
+   */
+  readonly reachesPosition?: boolean;
+  /** Why, when historyGone. */
+  readonly historyGoneReason?: HistoryGoneReason;
 }
 
 /**
@@ -72,18 +80,18 @@ class Collector {
   private readonly seen = new Set<string>();
   /** Contiguous proven coverage from `from` on; undefined until a list reaching back to `from` is read. */
   covered: DateTime | undefined;
-  historyGone = false;
-  /** An entry at or after `to` was seen: later lists need not be read. */
+  historyGone: HistoryGoneReason | undefined;
+  /** An entry after `to` was seen: later lists need not be read. */
   done = false;
 
   constructor(private readonly from: DateTime, private readonly to: DateTime | undefined) {}
 
-  /** Coverage starts (or continues) only when the list begins at or before what is covered so far. */
-  startList(listFrom: DateTime | undefined): boolean {
-    const reach = this.covered ?? this.from;
-    if (listFrom !== undefined && before(reach, listFrom)) {
-      // Nothing lists the changes in [reach, listFrom): the history has gone (or has a hole).
-      this.historyGone = true;
+  /** Coverage starts (or continues) only when the list's proven start reaches what is covered. */
+  join(interval: Pick<ProvenInterval, 'start' | 'startProvenBy'>): boolean {
+    const decision = joinsCoverage(this.covered ?? this.from, interval);
+    if (!decision.joins) {
+      // Nothing lists the changes between what is covered and the list's start: history gone.
+      this.historyGone = decision.reason;
       return false;
     }
     if (this.covered === undefined) this.covered = this.from;
@@ -106,46 +114,52 @@ class Collector {
 }
 
 /**
- * Reads one Change List: entries with from <= time <= to, plus timeless entries where document order
- * places them (RC-23: an entry without time is newer than the entries before it and older than the
- * ones after it).
+ * Reads one Change List: the new entries in document order (RC-23, EntrySelector), and the interval
+ * the list proves (RC-21/RC-22, provenInterval). A list without `from` (nor one on its index entry)
+ * joins the coverage only once its earliest entry is known to reach back far enough.
  */
 async function readList(
-  c: Collector, from: DateTime, to: DateTime | undefined,
-  header: DocumentHeader, entries: AsyncIterator<Entry>, responseDate: DateTime | undefined,
+  c: Collector, from: DateTime, to: DateTime | undefined, header: DocumentHeader,
+  entries: AsyncIterator<Entry>, responseDate: DateTime | undefined, indexFrom: DateTime | undefined,
 ): Promise<void> {
-  if (!c.startList(header.md.from)) return;
-  let timeless: Change[] = []; // entries without time since the last timed one
-  let lastTime: DateTime | undefined;
+  const listFrom = header.md.from ?? indexFrom;
+  let joined = false;
+  if (listFrom !== undefined) {
+    if (!c.join(provenInterval({ from: listFrom }))) return;
+    joined = true;
+  }
+  const selector = new EntrySelector(from, to, listFrom !== undefined && !before(listFrom, from));
+  let latestTime: DateTime | undefined;
+  let sawEntry = false;
   for (;;) {
     const next = await entries.next();
     if (next.done) break;
     const change = entryToChange(next.value);
     if (!change) continue; // no rs:md/@change: not a change entry
-    if (change.time === undefined) { timeless.push(change); continue; }
-    const t = change.time;
-    lastTime = later(lastTime, t);
-    if (before(t, from)) { timeless = []; continue; } // t < from: it and the timeless before it are applied
-    if (to !== undefined && before(to, t)) {
-      // t > to: the timeless ones before it may lie before `to`; applying a change early is harmless
-      // (the notification applies it again), missing one is not.
-      for (const x of timeless) c.add(x);
-      timeless = [];
-      c.cover(to);
-      break;
+    sawEntry = true;
+    if (change.time !== undefined) {
+      latestTime = later(latestTime, change.time);
+      // RC-24 forward order: the first timed entry is the earliest the list proves.
+      if (!joined) {
+        if (!c.join(provenInterval({ earliestEntry: change.time }))) return;
+        joined = true;
+      }
     }
-    for (const x of timeless) c.add(x);
-    timeless = [];
-    c.add(change);
+    for (const x of selector.push(change)) c.add(x);
+    if (selector.stopped) break;
   }
-  if (!c.done) for (const x of timeless) c.add(x);
-  // RC-22: a closed list covers up to its until; an open one up to its newest entry, or up to the
-  // moment it was served (HTTP Date, the Source's clock), whichever is later.
-  if (header.md.until !== undefined) c.cover(header.md.until);
-  else {
-    if (lastTime !== undefined) c.cover(lastTime);
-    if (responseDate !== undefined) c.cover(responseDate);
+  if (!joined) {
+    // Entries without any time and no `from`: nothing proves where the list starts.
+    if (sawEntry) c.join(provenInterval({}));
+    return;
   }
+  for (const x of selector.end()) c.add(x);
+  if (selector.stopped && to !== undefined) c.cover(to);
+  const proven = provenInterval({
+    ...(header.md.until ? { until: header.md.until } : responseDate ? { readAt: responseDate } : {}),
+    ...(latestTime ? { latestEntry: latestTime } : {}),
+  });
+  if (proven.end !== undefined) c.cover(proven.end);
 }
 
 async function open(http: HttpGetter, url: string): Promise<{
@@ -196,7 +210,9 @@ async function open(http: HttpGetter, url: string): Promise<{
   };
 }
 
-async function walk(http: HttpGetter, url: string, c: Collector, from: DateTime, to: DateTime | undefined, depth: number): Promise<void> {
+async function walk(
+  http: HttpGetter, url: string, c: Collector, from: DateTime, to: DateTime | undefined, depth: number, indexFrom?: DateTime,
+): Promise<void> {
   const doc = await open(http, url);
   try {
     if (!isChangeListKind(doc.header)) {
@@ -205,7 +221,7 @@ async function walk(http: HttpGetter, url: string, c: Collector, from: DateTime,
       });
     }
     if (!isIndex(doc.header)) {
-      await readList(c, from, to, doc.header, doc.entries, doc.date);
+      await readList(c, from, to, doc.header, doc.entries, doc.date, indexFrom);
       return;
     }
     if (depth >= MAX_INDEX_DEPTH) throw new CatchUpError('RSN_CATCHUP_TOO_DEEP', `Change List Indexes nested deeper than ${MAX_INDEX_DEPTH} at ${url}`, { url });
@@ -221,17 +237,14 @@ async function walk(http: HttpGetter, url: string, c: Collector, from: DateTime,
     // The oldest list starts after `from`: the Source no longer keeps that history.
     const oldest = lists[0]?.from ?? doc.header.md.from;
     if (oldest !== undefined && before(from, oldest) && c.covered === undefined) {
-      c.historyGone = true;
+      c.historyGone = 'from-after-position';
       return;
     }
-    for (const list of lists) {
+    for (const [i, list] of lists.entries()) {
       if (c.done || c.historyGone) break;
-      if (!overlaps(list, from, to)) {
-        // Entirely before `from`: already applied, but it proves coverage up to its until.
-        if (list.until !== undefined && before(list.until, from) && c.startList(list.from)) c.cover(from);
-        continue;
-      }
-      await walk(http, list.url, c, from, to, depth + 1);
+      // Entirely before `from`: already applied; a later list proves the rest.
+      if (!overlaps(list, from, to)) continue;
+      await walk(http, list.url, c, from, to, depth + 1, list.from ?? (i === 0 ? doc.header.md.from : undefined));
     }
   } finally {
     await doc.finish();
@@ -245,10 +258,10 @@ async function walk(http: HttpGetter, url: string, c: Collector, from: DateTime,
 export async function collectChanges(src: CatchUpSource, from: DateTime, to: DateTime | undefined, http: HttpGetter): Promise<CatchUpResult> {
   const c = new Collector(from, to);
   await walk(http, src.changeListUrl, c, from, to, 0);
-  if (c.historyGone) return { changes: c.changes, historyGone: true };
+  if (c.historyGone) return { changes: c.changes, historyGone: true, historyGoneReason: c.historyGone };
   let coveredTo = c.covered;
   if (coveredTo !== undefined && to !== undefined && before(to, coveredTo)) coveredTo = to;
   // Coverage that does not get past `from` proves nothing new.
   if (coveredTo !== undefined && !before(from, coveredTo)) coveredTo = undefined;
-  return { changes: c.changes, ...(coveredTo ? { coveredTo } : {}), historyGone: false };
+  return { changes: c.changes, ...(coveredTo ? { coveredTo } : {}), historyGone: false, reachesPosition: c.covered !== undefined };
 }

@@ -3,3 +3,7 @@
 // the Source's history no longer reaches back (re-baseline, M-7). HTTP only; no state of its own.
 export { CatchUpError, collectChanges } from './collect.js';
 export type { CatchUpResult, CatchUpSource } from './collect.js';
+export {
+  classifyFailure, EntrySelector, holdsPosition, isOutdatable, joinsCoverage, provenInterval, remainingFailures,
+} from './coverage.js';
+export type { FailureKind, HistoryGoneReason, JoinDecision, KnownFailure, ListFacts, ProvenInterval } from './coverage.js';

@@ -7,7 +7,7 @@ import { MirrorError } from './errors.js';
 import { headerValue, type HttpGetter } from './http.js';
 import { uriToMirrorPath } from './path.js';
 import { decideRetry, isTransientNetworkError, type FetchOutcome } from './retry-policy.js';
-import { DirectoryCache, removeFile, writeVerified } from './writer.js';
+import { DirectoryCache, removeFile, writeVerified, type Expected } from './writer.js';
 
 /** Implemented by the CONTROL side over the `resources` table. */
 export interface ResourceStateStore {
@@ -51,14 +51,18 @@ export interface MirrorOptions {
 }
 
 export interface Mirror {
-  /** Applies changes in order per URI; resolves with one result per change, in input order. */
-  apply(changes: readonly Change[]): Promise<ApplyResult[]>;
+  /**
+   * Applies changes in order per URI; resolves with one result per change, in input order.
+   * `force`: no replay check (repair: the file differs whatever the recorded change says).
+   */
+  apply(changes: readonly Change[], options?: { readonly force?: boolean }): Promise<ApplyResult[]>;
   /** Waits for the work in flight; queued retries stop waiting and report RSN_MIRROR_CLOSED. */
   close(): Promise<void>;
 }
 
 interface Job {
   readonly change: Change;
+  readonly force: boolean;
   resolve(result: ApplyResult): void;
 }
 
@@ -96,6 +100,17 @@ async function readAhead(body: AsyncIterable<Uint8Array>, limit: number): Promis
   return { complete, chunks: chunks() };
 }
 
+/** What the written file must be: the announced bytes, and its mtime (lastmod, else change time). */
+function expectationOf(change: Change): Expected {
+  const stamp = change.lastmod ?? change.time;
+  return {
+    uri: change.uri,
+    ...(change.hash ? { hash: change.hash } : {}),
+    ...(change.length !== undefined ? { length: change.length } : {}),
+    ...(stamp ? { mtimeMs: stamp.epochMs } : {}),
+  };
+}
+
 /** A later change makes an earlier one pointless when it will certainly be applied after it. */
 function supersedes(later: Change, earlier: Change): boolean {
   if (later.time === undefined) return true; // applied unconditionally
@@ -130,7 +145,7 @@ export function createMirror(options: MirrorOptions): Mirror {
   const maxAttempts = options.maxAttempts ?? 4;
   const fetchTimeoutMs = options.fetchTimeoutMs ?? 60_000;
   const limiter = new HostLimiter(options.perHostConcurrency ?? 8);
-  const dirs = new DirectoryCache();
+  const dirs = new DirectoryCache(mirrorDir);
   const queues = new Map<string, UriQueue>();
   const running = new Set<Promise<void>>();
   const sleeps = new Set<() => void>();
@@ -160,7 +175,7 @@ export function createMirror(options: MirrorOptions): Mirror {
 
   async function fetchInto(
     change: Change, path: string, host: string, isSuperseded: () => boolean,
-  ): Promise<{ sha256: string; length: number }> {
+  ): Promise<{ sha256: string; length: number; path: string }> {
     for (let attempt = 1; ; attempt++) {
       if (closed) throw new MirrorError('RSN_MIRROR_CLOSED', `mirror closed before ${change.uri} was fetched`, { details: { uri: change.uri } });
       let outcome: FetchOutcome;
@@ -181,7 +196,7 @@ export function createMirror(options: MirrorOptions): Mirror {
             // A small body is already in memory: the connection is free again, and the disk work
             // (open, write, fsync, rename) must not hold the host's fetch slot.
             if (body.complete) release();
-            return await writeVerified(path, body.chunks, change, dirs);
+            return await writeVerified(path, body.chunks, expectationOf(change), dirs);
           } finally {
             await res.dump();
           }
@@ -215,12 +230,12 @@ export function createMirror(options: MirrorOptions): Mirror {
     }
   }
 
-  async function applyOne(change: Change, isSuperseded: () => boolean): Promise<ApplyResult> {
+  async function applyOne(change: Change, isSuperseded: () => boolean, force: boolean): Promise<ApplyResult> {
     let path: string | undefined;
     try {
       path = uriToMirrorPath(mirrorDir, change.uri);
       const key = change.time?.key;
-      if (key !== undefined) {
+      if (key !== undefined && !force) {
         const stored = await state.get(change.uri);
         // Idempotency: a change no later than the one applied last is a replay.
         if (stored?.lastChangeKey !== undefined && key <= stored.lastChangeKey) return result(change, 'skipped', { path, skipped: 'replay' });
@@ -233,7 +248,7 @@ export function createMirror(options: MirrorOptions): Mirror {
       const host = new URL(change.uri).host;
       const written = await fetchInto(change, path, host, isSuperseded);
       await state.set(change.uri, { ...(key === undefined ? {} : { lastChangeKey: key }), sha256: written.sha256, length: written.length, path });
-      return result(change, 'written', { path });
+      return result(change, 'written', { path: written.path });
     } catch (err) {
       return failure(change, err, path);
     }
@@ -243,7 +258,7 @@ export function createMirror(options: MirrorOptions): Mirror {
     while (queue.jobs.length > 0) {
       const job = queue.jobs.shift()!;
       const isSuperseded = (): boolean => queue.jobs.length > 0 && supersedes(queue.jobs[0]!.change, job.change);
-      let r = isSuperseded() ? result(job.change, 'skipped', { skipped: 'superseded' }) : await applyOne(job.change, isSuperseded);
+      let r = isSuperseded() ? result(job.change, 'skipped', { skipped: 'superseded' }) : await applyOne(job.change, isSuperseded, job.force);
       // A change that failed because the resource moved on (hash mismatch, 404 after a later delete)
       // is stale, not broken, when a later change to the URI is already waiting: that one fetches
       // the current state, so the failure is not reported.
@@ -254,9 +269,9 @@ export function createMirror(options: MirrorOptions): Mirror {
     queues.delete(uri);
   }
 
-  function enqueue(change: Change): Promise<ApplyResult> {
+  function enqueue(change: Change, force: boolean): Promise<ApplyResult> {
     return new Promise<ApplyResult>((resolve) => {
-      const job: Job = { change, resolve };
+      const job: Job = { change, force, resolve };
       if (closed) { resolve(failure(change, new MirrorError('RSN_MIRROR_CLOSED', 'mirror closed'))); return; }
       let queue = queues.get(change.uri);
       if (queue) { queue.jobs.push(job); return; }
@@ -268,8 +283,9 @@ export function createMirror(options: MirrorOptions): Mirror {
   }
 
   return {
-    apply(changes) {
-      return Promise.all(changes.map(enqueue));
+    apply(changes, applyOptions) {
+      const force = applyOptions?.force === true;
+      return Promise.all(changes.map((c) => enqueue(c, force)));
     },
     async close() {
       closed = true;

@@ -5,21 +5,29 @@
 // and its percent-escapes, except that escapes which are equivalent to the character (RFC 3986
 // §6.2.2.2: unreserved characters) or that WHATWG would always write escaped (space, non-ASCII
 // letters, `"#<>\`{}`) are decoded, so mirrors stay readable (`a b/café`). Escapes of reserved
-// characters (`%3A` vs `:`, `%26` vs `&`) stay escaped, because they make a different URI. A decoded
-// segment may not be empty, `.`, `..`, contain '/' or '\' or control bytes.
-// Because no segment name can contain `%2F`, that sequence is free for the names we reserve:
-//   `%2F`            the file of a URI that ends in '/' (the "index" of a directory URI)
-//   `%2Ftmp-...`     temporary files of the atomic writer (never a mapped name)
-//   `...%2F<sha256>` a name too long for the file system: a readable prefix plus the digest of the full name
+// characters (`%3A` vs `:`, `%26` vs `&`, `%2F` vs `/`) stay escaped, because they make a different
+// URI: `a%2Fb.txt` is one file name, distinct from the file `b.txt` in directory `a`. A segment may
+// not be empty, `.`, `..`, contain a raw separator or control bytes.
+// Every '%' in a mapped name starts an escape with two upper-case hex digits, so `%%` never occurs
+// in one; names containing it are ours:
+//   `%%index`        the file of a URI that ends in '/' (the "index" of a directory URI)
+//   `%%self`         a file whose name is also a directory (`/m/dir` next to `/m/dir/child.txt`):
+//                    it lives inside that directory (writer.ts moves it there when the directory comes)
+//   `%%tmp-...`      temporary files of the atomic writer (never a mapped name)
+//   `...%%<sha256>`  a name too long for the file system: a readable prefix plus the digest of the full name
 // A query string follows a raw '?' (segments keep '?' as %3F), with '%' and '/' escaped.
+// Layout 1 (before) used `%2F` for these names and refused `%2F` in segments; migrate.ts moves old
+// mirrors over.
 import { createHash } from 'node:crypto';
 import { resolve, sep } from 'node:path';
 import { MirrorError } from './errors.js';
 
 /** File name of a URI whose path ends in '/'. */
-export const INDEX_FILE_NAME = '%2F';
+export const INDEX_FILE_NAME = '%%index';
+/** Name, inside a directory, of the file whose URI maps to that directory's own path. */
+export const SELF_FILE_NAME = '%%self';
 /** Prefix of the writer's temporary files; no URI maps to a name starting with it. */
-export const TEMP_FILE_PREFIX = '%2Ftmp-';
+export const TEMP_FILE_PREFIX = '%%tmp-';
 
 /** Longest file name we produce (bytes); Linux allows 255. */
 const MAX_NAME_BYTES = 200;
@@ -93,7 +101,7 @@ function fitName(name: string): string {
   }
   // Never cut an escape in half: drop a trailing partial `%X`.
   prefix = prefix.replace(/%[0-9A-F]?$/, '');
-  return `${prefix}%2F${digest}`;
+  return `${prefix}%%${digest}`;
 }
 
 function fail(code: 'RSN_PATH_ESCAPE' | 'RSN_PATH_UNMAPPABLE', uri: string, reason: string): never {
@@ -125,7 +133,9 @@ function segmentName(uri: string, raw: string): string {
   if (bytes.length === 0) return fail('RSN_PATH_UNMAPPABLE', uri, 'empty path segment');
   const decoded = Buffer.from(bytes).toString('latin1');
   if (decoded === '.' || decoded === '..') return fail('RSN_PATH_ESCAPE', uri, `dot segment ${JSON.stringify(raw)}`);
-  if (bytes.includes(0x2f) || bytes.includes(0x5c)) {
+  // An escaped '/' or '\\' stays escaped in `name` (nameOfEscapes never decodes them), so the name
+  // holds no separator; a raw one cannot reach here (WHATWG splits on both).
+  if (name.includes('/') || name.includes('\\')) {
     return fail('RSN_PATH_ESCAPE', uri, `segment ${JSON.stringify(raw)} contains a path separator`);
   }
   if (bytes.some(isControl)) return fail('RSN_PATH_UNMAPPABLE', uri, `segment ${JSON.stringify(raw)} contains a control byte`);

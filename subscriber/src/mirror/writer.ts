@@ -2,11 +2,11 @@
 // directory while hashing it, check `length` and every given hash (RC-26, RC-27), then fsync and
 // rename, so a reader sees the old file or the new one and never a partial or unverified one.
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm, unlink, type FileHandle } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { lstat, mkdir, open, rename, rm, unlink, type FileHandle } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
 import { checkableAlgorithms, compareHashes, MultiHasher, type HashAlgorithm, type HashList } from '@rsnotify/shared';
 import { MirrorError } from './errors.js';
-import { TEMP_FILE_PREFIX } from './path.js';
+import { SELF_FILE_NAME, TEMP_FILE_PREFIX } from './path.js';
 
 /**
  * Temporary names: a random prefix drawn once per process plus a counter (the open uses 'wx', so a
@@ -22,27 +22,90 @@ export interface Expected {
   readonly uri: string;
   readonly hash?: HashList;
   readonly length?: number;
+  /**
+   * The file's modification time, in ms since the epoch: the entry's lastmod (else its change time),
+   * as `rsync -t` / `wget -N` keep it, so tools comparing lastmod with mtimes see a mirror.
+   */
+  readonly mtimeMs?: number;
 }
 
 export interface Written {
   readonly sha256: string;
   readonly length: number;
+  /** Where the file went: the mapped path, or `<path>/%%self` when that path is a directory. */
+  readonly path: string;
+}
+
+const errno = (err: unknown): string | undefined => (err as NodeJS.ErrnoException).code;
+
+/**
+ * Turns the file at `path` into a directory that holds it as `%%self` (a URI and its members:
+ * `/m/dir` and `/m/dir/child.txt`). Renames only, so the bytes are never copied or half-written.
+ */
+async function fileToDirectory(path: string): Promise<void> {
+  const aside = join(dirname(path), `${TEMP_FILE_PREFIX}${randomBytes(8).toString('hex')}`);
+  await rename(path, aside);
+  try {
+    await mkdir(path);
+  } catch (err) {
+    if (errno(err) !== 'EEXIST') { await rename(aside, path).catch(() => undefined); throw err; }
+  }
+  await rename(aside, join(path, SELF_FILE_NAME));
+}
+
+/** The first ancestor of `dir` (below `root`) that exists as something other than a directory. */
+async function blockingFile(root: string, dir: string): Promise<string | undefined> {
+  const rel = resolve(dir).slice(resolve(root).length + 1);
+  let at = resolve(root);
+  for (const part of rel.split(sep)) {
+    if (part === '') continue;
+    at = join(at, part);
+    try {
+      const st = await lstat(at);
+      if (!st.isDirectory()) return at;
+    } catch (err) {
+      if (errno(err) === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+  return undefined;
+}
+
+/** Where the file mapped to `path` is now: `path` itself, or `path/%%self` when it is a directory. */
+export async function locateFile(path: string): Promise<string> {
+  try {
+    return (await lstat(path)).isDirectory() ? join(path, SELF_FILE_NAME) : path;
+  } catch {
+    return path;
+  }
 }
 
 /** Directories known to exist, so the hot path does not mkdir for every file. */
 export class DirectoryCache {
   private readonly known = new Set<string>();
 
+  /** `root`: the mirror directory; a file in the way below it becomes a directory holding it. */
+  constructor(private readonly root?: string) {}
+
   async ensure(dir: string, uri: string): Promise<void> {
     if (this.known.has(dir)) return;
-    try {
-      await mkdir(dir, { recursive: true });
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST' || code === 'ENOTDIR') {
-        throw new MirrorError('RSN_PATH_CONFLICT', `a file of the mirror is in the way of directory ${dir}`, { cause: err, details: { uri, dir } });
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await mkdir(dir, { recursive: true });
+        break;
+      } catch (err) {
+        const code = errno(err);
+        if ((code === 'EEXIST' || code === 'ENOTDIR') && this.root !== undefined && attempt < 3) {
+          // A mirrored file sits where a directory must go: it moves inside as `%%self`.
+          const file = await blockingFile(this.root, dir).catch(() => undefined);
+          if (file !== undefined) await fileToDirectory(file).catch(() => undefined);
+          continue;
+        }
+        if (code === 'EEXIST' || code === 'ENOTDIR') {
+          throw new MirrorError('RSN_PATH_CONFLICT', `a file of the mirror is in the way of directory ${dir}`, { cause: err, details: { uri, dir } });
+        }
+        throw new MirrorError('RSN_WRITE_FAILED', `cannot create ${dir}`, { cause: err, details: { uri, dir } });
       }
-      throw new MirrorError('RSN_WRITE_FAILED', `cannot create ${dir}`, { cause: err, details: { uri, dir } });
     }
     this.known.add(dir);
   }
@@ -87,20 +150,29 @@ export async function writeVerified(
     if (pendingBytes > 0) await handle.writev(pending);
     const digests = hasher.digests(); // digest() may be read once only
     verify(expected, hasher.length, digests);
+    if (expected.mtimeMs !== undefined && Number.isFinite(expected.mtimeMs)) {
+      const t = expected.mtimeMs / 1000;
+      await handle.utimes(t, t);
+    }
     await handle.sync();
     await handle.close();
     handle = undefined;
+    let finalPath = path;
     try {
       await rename(tmp, path);
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EISDIR' || code === 'ENOTEMPTY' || code === 'EEXIST') {
-        throw new MirrorError('RSN_PATH_CONFLICT', `a directory of the mirror is in the way of file ${path}`, { cause: err, details: { uri: expected.uri, path } });
+      const code = errno(err);
+      if (code !== 'EISDIR' && code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
+      // The path is a directory (members of this URI are mirrored too): the file lives inside it.
+      finalPath = join(path, SELF_FILE_NAME);
+      try {
+        await rename(tmp, finalPath);
+      } catch (inner) {
+        throw new MirrorError('RSN_PATH_CONFLICT', `a directory of the mirror is in the way of file ${path}`, { cause: inner, details: { uri: expected.uri, path } });
       }
-      throw err;
     }
     renamed = true;
-    return { sha256: digests.get('sha-256')!, length: hasher.length };
+    return { sha256: digests.get('sha-256')!, length: hasher.length, path: finalPath };
   } catch (err) {
     if (err instanceof MirrorError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
@@ -135,7 +207,15 @@ export async function removeFile(path: string, uri: string): Promise<void> {
     // unlink(2) alone: rm() stats first, which doubled the syscalls of every delete.
     await unlink(path);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    const code = errno(err);
+    if (code === 'ENOENT') return;
+    if (code === 'EISDIR' || code === 'ERR_FS_EISDIR') {
+      // A file that is also a directory lives inside it (`%%self`); the members stay.
+      await rm(join(path, SELF_FILE_NAME), { force: true }).catch((inner: unknown) => {
+        throw new MirrorError('RSN_WRITE_FAILED', `cannot delete ${path}: ${(inner as Error).message}`, { cause: inner, details: { uri, path } });
+      });
+      return;
+    }
     throw new MirrorError('RSN_WRITE_FAILED', `cannot delete ${path}: ${(err as Error).message}`, { cause: err, details: { uri, path } });
   }
 }

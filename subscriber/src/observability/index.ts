@@ -28,6 +28,7 @@ export interface SubscriberMetrics {
   readonly changesApplied: Counter<'source' | 'outcome'>;
   readonly gaps: Counter<'source'>;
   readonly catchUps: Counter<'source' | 'result'>;
+  readonly reconciles: Counter<'source' | 'outcome'>;
   readonly lagMs: Gauge<'source'>;
   readonly buffered: Gauge<'source'>;
 }
@@ -46,6 +47,7 @@ export function createMetrics(): SubscriberMetrics {
     changesApplied: c('rsnotify_subscriber_changes_total', 'Resource changes by outcome', ['source', 'outcome']),
     gaps: c('rsnotify_subscriber_gaps_total', 'Gaps detected between notifications', ['source']),
     catchUps: c('rsnotify_subscriber_catchups_total', 'Catch-ups from the Change Lists by result', ['source', 'result']),
+    reconciles: c('rsnotify_subscriber_reconciles_total', 'Reconciliations with the Resource List by outcome (in-sync, repaired, source-changing, failed)', ['source', 'outcome']),
     lagMs: g('rsnotify_subscriber_lag_ms', 'Newest until received minus syncedUntil', ['source']),
     buffered: g('rsnotify_subscriber_buffered_notifications', 'Notifications waiting for a gap to close', ['source']),
   };

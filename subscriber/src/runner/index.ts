@@ -1,2 +1,2 @@
 // runner/: the per-source shell of the daemon (see source-runner.ts).
-export { SourceRunner, type Runtime } from './source-runner.js';
+export { SourceRunner, type CatchUpOutcome, type Runtime } from './source-runner.js';

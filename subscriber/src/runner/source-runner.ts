@@ -12,12 +12,15 @@ import {
   type ChangeNotification,
   type DateTime,
 } from '@rsnotify/shared';
+import { reconcileMirror, type ReconcileResult } from '../audit/index.js';
 import { runBaseline } from '../baseline/index.js';
-import { collectChanges } from '../catchup/index.js';
+import {
+  classifyFailure, collectChanges, EntrySelector, holdsPosition, isOutdatable, type HistoryGoneReason,
+} from '../catchup/index.js';
 import type { ResolvedConfig, SourceConfig } from '../config.js';
 import { discoverSource, type Discovery, type PageFetcher } from '../discovery/index.js';
 import { createHookRunner, type HookRunner } from '../hooks/index.js';
-import { createMirror, type ApplyResult, type HttpGetter, type Mirror } from '../mirror/index.js';
+import { createMirror, migrateMirrorLayout, type ApplyResult, type HttpGetter, type Mirror } from '../mirror/index.js';
 import type { Logger, SubscriberMetrics } from '../observability/index.js';
 import {
   applied,
@@ -38,18 +41,24 @@ import { createResourceStateStore, type EventRecord, type SourceRecord, type Sql
 import { executeActions, planFor, retryDelayMs, type ChannelTarget, type LeasePolicy, type SubscriptionDeps } from '../subscription/index.js';
 
 const MAX_TIMER_MS = 24 * 3_600_000;
-/** Mapping refusals: permanent by nature, reported but never retried (promise 4). */
-const REFUSALS = new Set(['RSN_PATH_ESCAPE', 'RSN_PATH_UNMAPPABLE']);
 
-/**
- * Failures no retry can fix, which therefore must not hold the position forever: a URI refused by
- * the path mapping, and a resource the Source says is gone (404/410: deleted after the change was
- * announced; its delete follows in a later notification). Both stay visible in status and events.
- */
-function isNonBlocking(r: ApplyResult): boolean {
-  if (!r.error) return false;
-  if (REFUSALS.has(r.error.code)) return true;
-  return r.error.code === 'RSN_HTTP_STATUS' && (r.error.status === 404 || r.error.status === 410);
+/** The failure policy (catchup/coverage.ts) applied to one apply result. */
+const failureKind = (r: ApplyResult) => (r.error ? classifyFailure(r.error) : 'blocking');
+const isRefused = (r: ApplyResult): boolean => r.outcome === 'failed' && failureKind(r) === 'refused';
+/** A failed change that a later change of the same URI explains (hash/length mismatch, 404/410). */
+const isOutdated = (r: ApplyResult): boolean => r.outcome === 'failed' && isOutdatable(failureKind(r));
+
+/** What one catch-up to the present proved and applied (`sync` reports it and exits on it). */
+export interface CatchUpOutcome {
+  /** up-to-date: the lists reach the position but prove nothing after it yet (nothing new). */
+  readonly result: 'done' | 'up-to-date' | 'unproven' | 'failed' | 'history-gone' | 'skipped';
+  readonly changes?: number;
+  readonly failed?: number;
+  readonly coveredTo?: string;
+  readonly historyGone?: HistoryGoneReason;
+  /** After history-gone: whether the re-baseline from the Resource List succeeded. */
+  readonly rebaselined?: boolean;
+  readonly error?: string;
 }
 
 export interface Runtime {
@@ -131,6 +140,20 @@ export class SourceRunner {
         }
       },
     });
+    await this.migrateLayout();
+  }
+
+  /**
+   * Moves files an older mapping wrote to their current names (path.ts). A file that cannot be
+   * moved makes the next start re-baseline (position cleared) rather than leave a hole.
+   */
+  async migrateLayout(): Promise<void> {
+    const { repo } = this.rt;
+    const m = await migrateMirrorLayout(this.cfg.mirrorDir, await repo.listResourcePaths(this.source.id), (uri, path) => repo.setResourcePath(this.source.id, uri, path));
+    if (m.moved > 0) this.log.info({ event: 'mirror.layout_migrated', moved: m.moved, failed: m.failed.length }, 'mirror.layout_migrated');
+    if (m.failed.length === 0) return;
+    this.log.error({ event: 'mirror.layout_migration_failed', failed: m.failed.length, uri: m.failed[0]!.uri, error: m.failed[0]!.error }, 'mirror.layout_migration_failed');
+    await repo.savePosition(this.source.id, { syncedUntil: undefined } as { syncedUntil?: string });
   }
 
   /** Daemon start: discovery, subscription, position, then the inbox. */
@@ -146,6 +169,7 @@ export class SourceRunner {
       if (this.withSubscription) this.reconcileSubscription();
       await this.establishPosition();
       if (this.source.mode === 'poll') this.schedulePoll(0);
+      this.scheduleReconcile();
     });
   }
 
@@ -227,7 +251,7 @@ export class SourceRunner {
   subscriptionChanged(rec: SubscriptionRecord): void {
     this.reconcileSubscription();
     // M-7: after a lapse (expiry, denial, downtime) notifications may have been missed.
-    if (rec.state === 'active' && rec.renewsId === undefined) this.enqueue(() => (this.ready ? this.catchUpToNow('resubscribed') : Promise.resolve()));
+    if (rec.state === 'active' && rec.renewsId === undefined) this.enqueue(() => (this.ready ? this.catchUpToNow('resubscribed').then(() => undefined) : Promise.resolve()));
   }
 
   // ---- the ordering lane
@@ -386,12 +410,15 @@ export class SourceRunner {
   private async applyNotification(effect: Extract<OrderingEffect, { kind: 'apply' }>): Promise<Transition | undefined> {
     const n = await this.notificationBody(effect.id);
     const changes: Change[] = [];
+    // RC-23: after an overlap only the entries past the position are new, by document order.
+    const selector = effect.after && n ? new EntrySelector(effect.after, undefined, compareDateTime(n.from, effect.after) >= 0) : undefined;
     for (const entry of n?.entries ?? []) {
       const c = entryToChange(entry);
       if (!c) continue;
-      if (effect.after && c.time && compareDateTime(c.time, effect.after) <= 0) continue;
-      changes.push(c);
+      if (selector) changes.push(...selector.push(c));
+      else changes.push(c);
     }
+    if (selector) changes.push(...selector.end());
     const results = await this.supersedeOutdated(await this.mirror.apply(changes), effect.until);
     const failed = await this.recordResults(results);
     if (failed > 0) {
@@ -419,9 +446,7 @@ export class SourceRunner {
    */
   private async supersedeOutdated(results: ApplyResult[], after: DateTime | undefined): Promise<ApplyResult[]> {
     // Also a 404/410: the resource was deleted after this change was announced (its delete follows).
-    const isMismatch = (r: ApplyResult): boolean =>
-      r.outcome === 'failed' &&
-      (r.error?.code === 'RSN_HASH_MISMATCH' || r.error?.code === 'RSN_LENGTH_MISMATCH' || (r.error?.code === 'RSN_HTTP_STATUS' && (r.error.status === 404 || r.error.status === 410)));
+    const isMismatch = isOutdated;
     const pending = new Map<string, ApplyResult>();
     for (const r of results) if (isMismatch(r)) pending.set(r.uri, r);
     if (pending.size === 0) return results;
@@ -462,10 +487,11 @@ export class SourceRunner {
       if (r.outcome === 'skipped') continue;
       events.push({ at: now, uri: r.uri, change: r.change, outcome: r.outcome, ...(r.error ? { errorCode: r.error.code, error: r.error.message.slice(0, 500) } : {}) });
       if (r.outcome === 'failed') {
-        const refused = isNonBlocking(r);
+        const kind = failureKind(r);
+        const refused = !holdsPosition(kind);
         if (!refused) failed++;
         firstError ??= `${r.error?.code ?? 'failed'}: ${r.uri}: ${r.error?.message ?? ''}`;
-        const event = refused ? (REFUSALS.has(r.error?.code ?? '') ? 'mirror.path_refused' : 'mirror.resource_gone')
+        const event = refused ? (kind === 'refused' ? 'mirror.path_refused' : 'mirror.resource_gone')
           : r.error?.code === 'RSN_HASH_MISMATCH' ? 'mirror.hash_mismatch'
             : r.error?.code === 'RSN_LENGTH_MISMATCH' ? 'mirror.length_mismatch' : 'mirror.apply_failed';
         this.log.warn({ event, uri: r.uri, change: r.change, code: r.error?.code, error: r.error?.message }, event);
@@ -485,9 +511,9 @@ export class SourceRunner {
       if (!this.source.changeListUrl) throw new Error('the Capability List has no Change List');
       const r = await collectChanges({ changeListUrl: this.source.changeListUrl }, effect.from, effect.to, this.rt.http);
       if (r.historyGone) {
-        await repo.finishCatchUp(id, { state: 'history-gone', finishedAt: clock() });
+        await repo.finishCatchUp(id, { state: 'history-gone', lastError: r.historyGoneReason, finishedAt: clock() });
         this.rt.metrics.catchUps.inc({ source: this.cfg.name, result: 'history-gone' });
-        this.log.warn({ event: 'catchup.history_gone', from: effect.from.lexical }, 'catchup.history_gone');
+        this.log.warn({ event: 'catchup.history_gone', from: effect.from.lexical, reason: r.historyGoneReason }, 'catchup.history_gone');
         const at = await this.baseline('history-gone');
         return at ? rebaselined(this.ordering, at, clock(), this.opts) : catchUpFailed(this.ordering, clock(), this.opts);
       }
@@ -521,39 +547,57 @@ export class SourceRunner {
 
   /**
    * Catch-up to whatever the Change Lists hold now (startup, polling, `sync`, after a lapse): only
-   * when no step is in flight; the position moves to what the lists provably cover.
+   * when no step is in flight; the position moves only over what the lists prove (RC-21..RC-24).
+   * Every outcome is counted once, in the catch-up table, the metric and the log alike.
    */
-  async catchUpToNow(reason: 'startup' | 'poll' | 'manual' | 'baseline' | 'resubscribed'): Promise<void> {
+  async catchUpToNow(reason: 'startup' | 'poll' | 'manual' | 'baseline' | 'resubscribed'): Promise<CatchUpOutcome> {
     const { repo, clock } = this.rt;
     const from = this.ordering.syncedUntil;
-    if (!from || this.ordering.applying) return;
-    if (!this.source.changeListUrl) return;
+    if (!from || this.ordering.applying) return { result: 'skipped' };
+    if (!this.source.changeListUrl) return { result: 'skipped', error: 'the Capability List has no Change List' };
     const id = await repo.startCatchUp(this.source.id, reason === 'resubscribed' ? 'startup' : reason, from.lexical, undefined, clock());
+    const count = (result: string): void => this.rt.metrics.catchUps.inc({ source: this.cfg.name, result });
     try {
       const r = await collectChanges({ changeListUrl: this.source.changeListUrl }, from, undefined, this.rt.http);
       if (r.historyGone) {
-        await repo.finishCatchUp(id, { state: 'history-gone', finishedAt: clock() });
-        this.log.warn({ event: 'catchup.history_gone', from: from.lexical, reason }, 'catchup.history_gone');
+        await repo.finishCatchUp(id, { state: 'history-gone', lastError: r.historyGoneReason, finishedAt: clock() });
+        count('history-gone');
+        this.log.warn({ event: 'catchup.history_gone', from: from.lexical, reason, why: r.historyGoneReason }, 'catchup.history_gone');
         const at = await this.baseline('history-gone');
         if (at) await this.process(rebaselined(this.ordering, at, clock(), this.opts));
-        return;
+        return { result: 'history-gone', ...(r.historyGoneReason ? { historyGone: r.historyGoneReason } : {}), rebaselined: at !== undefined };
       }
       const results = await this.supersedeOutdated(await this.mirror.apply(r.changes), r.coveredTo);
       const failed = await this.recordResults(results);
+      if (failed === 0 && !r.coveredTo && r.reachesPosition) {
+        // Nothing listed after the position (a quiet Source between polls): nothing to prove or move.
+        await repo.finishCatchUp(id, { state: 'done', changes: r.changes.length, finishedAt: clock() });
+        count('up-to-date');
+        this.log.debug({ event: 'catchup.up_to_date', reason, from: from.lexical }, 'catchup.up_to_date');
+        return { result: 'up-to-date', changes: r.changes.length, failed: 0 };
+      }
       if (failed > 0 || !r.coveredTo) {
-        await repo.finishCatchUp(id, { state: failed > 0 ? 'failed' : 'partial', changes: r.changes.length, finishedAt: clock(), ...(failed > 0 ? { lastError: `${failed} change(s) failed` } : {}) });
-        return;
+        const why = failed > 0 ? `${failed} change(s) failed` : r.reachesPosition
+          ? 'the Change Lists prove nothing after the position yet' : 'no Change List proves where it starts';
+        await repo.finishCatchUp(id, { state: failed > 0 ? 'failed' : 'partial', changes: r.changes.length, lastError: why, finishedAt: clock() });
+        count(failed > 0 ? 'failed' : 'partial');
+        this.log.warn({ event: 'catchup.incomplete', reason, from: from.lexical, why }, 'catchup.incomplete');
+        const result = failed > 0 ? 'failed' : r.reachesPosition ? 'up-to-date' : 'unproven';
+        return { result, changes: r.changes.length, failed };
       }
       await repo.finishCatchUp(id, { state: 'done', changes: r.changes.length, finishedAt: clock(), to: r.coveredTo.lexical });
-      this.rt.metrics.catchUps.inc({ source: this.cfg.name, result: 'done' });
+      count('done');
       this.log.info({ event: 'catchup.completed', reason, from: from.lexical, coveredTo: r.coveredTo.lexical, changes: r.changes.length }, 'catchup.completed');
       if (this.applyFailures === 0) await this.clearError();
       await this.process(caughtUp(this.ordering, r.coveredTo, clock(), this.opts));
+      return { result: 'done', changes: r.changes.length, failed: 0, coveredTo: r.coveredTo.lexical };
     } catch (err) {
       const e = describeError(err);
       await repo.finishCatchUp(id, { state: 'failed', lastError: e.message.slice(0, 500), finishedAt: clock() });
+      count('failed');
       this.log.warn({ event: 'catchup.failed', reason, from: from.lexical, code: e.code, error: e.message }, 'catchup.failed');
       await this.setError(`catch-up failed: ${e.message}`);
+      return { result: 'failed', error: e.message };
     }
   }
 
@@ -570,9 +614,9 @@ export class SourceRunner {
     try {
       // previousUris: what the mirror held and the list no longer has was deleted meanwhile.
       const r = await runBaseline(this.source.resourceListUrl, this.rt.http, this.mirror, { previousUris: () => repo.listResourceUris(this.source.id) });
-      const refused = r.failed.filter((f) => REFUSALS.has(f.error?.code ?? ''));
+      const refused = r.failed.filter(isRefused);
       if (refused.length > 0) await this.recordResults(refused);
-      const others = r.failed.filter((f) => !REFUSALS.has(f.error?.code ?? ''));
+      const others = r.failed.filter((f) => !isRefused(f));
       const unresolved = others.length > 0 ? await this.resolveBaselineFailures(r.at, others) : [];
       if (unresolved.length > 0) {
         await this.recordResults(unresolved);
@@ -601,9 +645,7 @@ export class SourceRunner {
    * that URI that applies cleanly. Returns the failures that remain.
    */
   private async resolveBaselineFailures(at: DateTime, failed: readonly ApplyResult[]): Promise<ApplyResult[]> {
-    const explainable = (f: ApplyResult): boolean =>
-      f.error?.code === 'RSN_HASH_MISMATCH' || f.error?.code === 'RSN_LENGTH_MISMATCH' || (f.error?.code === 'RSN_HTTP_STATUS' && f.error.status === 404);
-    if (!this.source.changeListUrl || !failed.every(explainable)) return [...failed];
+    if (!this.source.changeListUrl || !failed.every(isOutdated)) return [...failed];
     try {
       const c = await collectChanges({ changeListUrl: this.source.changeListUrl }, at, undefined, this.rt.http);
       if (c.historyGone) return [...failed];
@@ -630,9 +672,60 @@ export class SourceRunner {
     );
   }
 
+  // ---- reconciliation with the Resource List (audit + repair)
+
+  private scheduleReconcile(): void {
+    const every = this.cfg.reconcileInterval;
+    if (!every || every <= 0) return;
+    this.later('reconcile', every, () => this.enqueue(async () => {
+      if (this.ready) await this.reconcile('periodic').catch(() => undefined);
+      this.scheduleReconcile();
+    }));
+  }
+
+  /**
+   * Audit against the Resource List and repair through the verified writer; runs on the ordering
+   * lane (callers enqueue it) so it never races an apply. One `reconcile.completed` line and one
+   * metric per run.
+   */
+  async reconcile(reason: 'periodic' | 'manual'): Promise<ReconcileResult> {
+    const outcome = (o: string): void => this.rt.metrics.reconciles.inc({ source: this.cfg.name, outcome: o });
+    try {
+      if (!this.source.resourceListUrl) throw new Error('the Capability List has no Resource List');
+      const r = await reconcileMirror({
+        resourceListUrl: this.source.resourceListUrl, mirrorDir: this.cfg.mirrorDir, http: this.rt.http, mirror: this.mirror,
+        knownUris: () => this.rt.repo.listResourceUris(this.source.id),
+        lastChangeKey: async (uri) => (await this.rt.repo.getResource(this.source.id, uri))?.lastChangeKey,
+      });
+      await this.recordResults(r.results.filter((x) => x.outcome !== 'failed' || !isOutdated(x)));
+      const result = r.failed > 0 ? 'failed' : r.fetched + r.removed > 0 ? 'repaired' : r.report.inSync ? 'in-sync' : 'source-changing';
+      outcome(result);
+      const level = r.fetched + r.removed + r.failed > 0 ? 'warn' : 'info';
+      this.log[level]({
+        event: 'reconcile.completed', reason, result, inSyncBefore: r.report.inSync, checked: r.report.checked,
+        missing: r.report.missing.length, extra: r.report.extra.length, different: r.report.different.length,
+        fetched: r.fetched, removed: r.removed, failed: r.failed, changedMeanwhile: r.changedMeanwhile,
+      }, 'reconcile.completed');
+      return r;
+    } catch (err) {
+      outcome('failed');
+      const e = describeError(err);
+      this.log.warn({ event: 'reconcile.failed', reason, code: e.code, error: e.message }, 'reconcile.failed');
+      throw err;
+    }
+  }
+
+  /** `audit NAME --repair`: discovery, the stored position, then one reconciliation. */
+  async repairOnce(): Promise<ReconcileResult> {
+    if (!(await this.discover())) throw new Error(`discovery failed for ${this.cfg.name}`);
+    const pos = await this.rt.repo.getPosition(this.source.id);
+    if (pos?.syncedUntil) this.ordering = initialOrderingState(parseDateTime(pos.syncedUntil));
+    return this.reconcile('manual');
+  }
+
   // ---- one-shot use (`sync NAME`)
 
-  async syncOnce(): Promise<{ syncedUntil?: string }> {
+  async syncOnce(): Promise<{ syncedUntil?: string; outcome: CatchUpOutcome }> {
     const ok = await this.discover();
     if (!ok) throw new Error(`discovery failed for ${this.cfg.name}`);
     const before = await this.rt.repo.getPosition(this.source.id);
@@ -644,8 +737,10 @@ export class SourceRunner {
       this.ordering = initialOrderingState(parseDateTime(before.syncedUntil));
       this.persisted = { syncedUntil: before.syncedUntil };
     }
-    await this.catchUpToNow('manual');
-    return { ...(this.ordering.syncedUntil ? { syncedUntil: this.ordering.syncedUntil.lexical } : {}) };
+    let outcome = await this.catchUpToNow('manual');
+    // A baseline just taken is itself the proof up to its `at` (RC-15).
+    if (!before?.syncedUntil && (outcome.result === 'up-to-date' || outcome.result === 'unproven')) outcome = { ...outcome, result: 'done', coveredTo: this.ordering.syncedUntil?.lexical };
+    return { ...(this.ordering.syncedUntil ? { syncedUntil: this.ordering.syncedUntil.lexical } : {}), outcome };
   }
 
   // ---- status and errors

@@ -160,6 +160,9 @@ export interface SubscriberRepository {
   getResource(sourceId: number, uri: string): Promise<ResourceRecord | undefined>;
   setResource(sourceId: number, uri: string, rec: ResourceRecord | null): Promise<void>;
   listResourceUris(sourceId: number): Promise<string[]>;
+  /** Every URI with the mirror path its file was written to (layout migration). */
+  listResourcePaths(sourceId: number): Promise<{ uri: string; path: string }[]>;
+  setResourcePath(sourceId: number, uri: string, path: string): Promise<void>;
 
   addEvents(sourceId: number, events: readonly EventRecord[]): Promise<void>;
   recentEvents(sourceId: number, limit: number): Promise<EventRecord[]>;

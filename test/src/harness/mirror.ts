@@ -2,7 +2,7 @@
 // snapshot()), shared by the e2e tests, the convergence suite and the demo.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isTempFileName, uriToMirrorPath } from '@rsnotify/subscriber';
+import { isTempFileName, locateFile, uriToMirrorPath } from '@rsnotify/subscriber';
 
 export interface MirrorDiff {
   /** URIs the Source has and the mirror lacks. */
@@ -37,7 +37,7 @@ export async function diffMirror(mirrorDir: string, snapshot: ReadonlyMap<string
   const different: string[] = [];
   const expected = new Set<string>();
   for (const [uri, entry] of snapshot) {
-    const path = uriToMirrorPath(mirrorDir, uri);
+    const path = await locateFile(uriToMirrorPath(mirrorDir, uri));
     expected.add(path);
     let bytes: Buffer;
     try {

@@ -19,7 +19,8 @@ export interface Batch {
 export interface ChangeListPart {
   /** Sequence number, in the list's URL. */
   readonly id: number;
-  readonly from: DateTime;
+  /** Moves forward only when history is truncated (the quirk). */
+  from: DateTime;
   until?: DateTime;
   readonly entries: ChangeRecord[];
   readonly openedAtMs: number;
@@ -107,6 +108,27 @@ export class ChangeListStore {
     let drop = 0;
     while (drop < this.lists.length - 1 && this.lists[drop]!.closedAtMs! < cutoff) drop++;
     if (drop > 0) { this.lists.splice(0, drop); this.revision++; }
+  }
+
+  /**
+   * Quirk: drops the `count` oldest changes. A list that loses entries starts after the last one
+   * dropped (its `from` moves on, when the Source writes one); emptied closed lists go.
+   */
+  truncate(count: number): void {
+    let left = count;
+    while (left > 0) {
+      const oldest = this.lists[0]!;
+      if (oldest.entries.length === 0) {
+        if (this.lists.length === 1) break;
+        this.lists.shift();
+        continue;
+      }
+      const dropped = oldest.entries.shift()!;
+      oldest.from = dropped.time;
+      oldest.revision++;
+      left--;
+    }
+    this.revision++;
   }
 
   /** Undefined when the lists hold every change made; else the instant they are complete up to. */

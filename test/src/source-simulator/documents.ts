@@ -83,6 +83,10 @@ export function resourceListIndex(urls: SourceUrls, partUrls: readonly string[],
  */
 export function changeEntry(rec: ChangeRecord): Entry {
   const v = rec.version;
+  if (!v && rec.timelessDelete) {
+    // Quirk (as real Sources do): no change time at all, only the gone resource's old lastmod.
+    return { loc: rec.uri, ...(rec.deletedModified ? { lastmod: rec.deletedModified } : {}), md: { change: rec.change }, links: [] };
+  }
   const md: Metadata = v
     ? { change: rec.change, ...(rec.legacy ? {} : { datetime: rec.time }), hash: v.hash, length: v.length, type: v.media.type }
     : { change: rec.change, ...(rec.legacy ? {} : { datetime: rec.time }) };
@@ -90,18 +94,19 @@ export function changeEntry(rec: ChangeRecord): Entry {
 }
 
 /** RC-24: lists in forward order, `until` on closed ones only; the index's `from` is the oldest kept. */
-export function changeListIndex(urls: SourceUrls, lists: readonly ChangeListPart[]): ResourceSyncDocument<'change-list-index'> {
-  return doc('change-list-index', 'sitemapindex', { capability: 'changelist', from: lists[0]!.from }, [up(urls.capabilityListUrl)],
-    lists.map((l) => ({
-      loc: changeListUrl(urls, l.id),
-      md: l.until ? { capability: 'changelist', from: l.from, until: l.until } : { capability: 'changelist', from: l.from },
-      links: [],
-    })));
+export function changeListIndex(urls: SourceUrls, lists: readonly ChangeListPart[], omitFrom = false): ResourceSyncDocument<'change-list-index'> {
+  return doc('change-list-index', 'sitemapindex', listMd(lists[0]!.from, undefined, omitFrom), [up(urls.capabilityListUrl)],
+    lists.map((l) => ({ loc: changeListUrl(urls, l.id), md: listMd(l.from, l.until, omitFrom), links: [] })));
+}
+
+/** A list's rs:md; `omitFrom` is the quirk of Sources that write no `from` (RC-21 bent). */
+function listMd(from: DateTime, until: DateTime | undefined, omitFrom: boolean): Metadata {
+  return { capability: 'changelist', ...(omitFrom ? {} : { from }), ...(until ? { until } : {}) };
 }
 
 /** RC-21, RC-22: an open list has no `until`. */
-export function changeList(urls: SourceUrls, list: ChangeListPart): ResourceSyncDocument<'change-list'> {
-  const md: Metadata = list.until ? { capability: 'changelist', from: list.from, until: list.until } : { capability: 'changelist', from: list.from };
+export function changeList(urls: SourceUrls, list: ChangeListPart, omitFrom = false): ResourceSyncDocument<'change-list'> {
+  const md = listMd(list.from, list.until, omitFrom);
   return doc('change-list', 'urlset', md, [up(urls.capabilityListUrl), { rel: 'index', href: urls.changeListIndexUrl }], list.entries.map(changeEntry));
 }
 

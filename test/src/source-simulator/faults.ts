@@ -31,6 +31,17 @@ export interface Faults {
   corruptNext: number;
   /** '1.0': lastmod is the change time, no datetime, deletes carry no time (RC-25). */
   specVersion: '1.0' | '1.1';
+  // ---- quirks of real Sources (0 off, 1 on; counts where named *Next)
+  /** 1: Change Lists and the index are written without `rs:md/@from` (RC-21 bent). */
+  omitChangeListFrom: number;
+  /** 1: deletes made from now on carry no `datetime`, only the gone resource's old `lastmod`. */
+  timelessDeletes: number;
+  /** Count: the N oldest changes are dropped from the Change Lists (history cut short). */
+  truncateHistoryNext: number;
+  /** 1: new names include collections with members (a file that is also a directory) and `%2F`. */
+  pathQuirks: number;
+  /** Count: the next N changes reach neither a notification nor the Change Lists (a lost change). */
+  loseChangeNext: number;
 }
 
 /**
@@ -42,6 +53,7 @@ export function defaultFaults(specVersion: '1.0' | '1.1' = '1.1'): Faults {
     dropProbability: 0, dropNext: 0, delayProbability: 0, delayMs: 500, reorderProbability: 0, duplicateProbability: 0,
     changeListLagMs: 0, serverErrorProbability: 0, serverErrorNext: 0, serverErrorScope: 'all', slowProbability: 0,
     slowMs: 1000, corruptProbability: 0, corruptNext: 0, specVersion,
+    omitChangeListFrom: 0, timelessDeletes: 0, truncateHistoryNext: 0, pathQuirks: 0, loseChangeNext: 0,
   });
 }
 

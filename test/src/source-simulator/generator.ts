@@ -3,7 +3,7 @@
 // together (several per batch), and deleted URIs that come back.
 import type { ChangeType } from '@rsnotify/shared';
 import { generateContent, mediaTypeFor, type ContentOptions, type MediaType } from './content.js';
-import { encodeResourceName, generateName, nameExtension } from './names.js';
+import { encodeResourceName, generateName, generateQuirkName, nameExtension } from './names.js';
 import type { Random } from './random.js';
 import type { ResourceState } from './state.js';
 
@@ -14,6 +14,10 @@ export interface GeneratorOptions extends ContentOptions {
   readonly repeatProbability?: number;
   /** Probability that a new name is an odd one (spaces, non-ASCII, '&', queries; default 0.5). */
   readonly oddNames?: number;
+  /** Quirk switch read at each new name: > 0 mixes in collection and encoded-'/' names. */
+  readonly pathQuirks?: () => number;
+  /** State of the quirk names (which collection members join). */
+  readonly quirkMemory?: { lastCollection?: string };
 }
 
 export interface ChangeIntent {
@@ -38,7 +42,11 @@ export function newResource(rng: Random, state: ResourceState, options: Generato
     if (!state.has(target)) return { target, change: 'created', extension, ...contentFor(rng, state, target, extension, options) };
   }
   for (;;) {
-    const name = generateName(rng, state.nextId++, options.oddNames ?? 0.5);
+    // The RNG is drawn for quirks only when the switch is on, so runs without it repeat exactly.
+    const quirk = (options.pathQuirks?.() ?? 0) > 0 && rng.chance(0.3);
+    const name = quirk
+      ? generateQuirkName(rng, state.nextId++, options.quirkMemory ?? {})
+      : generateName(rng, state.nextId++, options.oddNames ?? 0.5);
     const target = encodeResourceName(name);
     if (state.has(target)) continue;
     const extension = nameExtension(name);

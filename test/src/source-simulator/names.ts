@@ -97,6 +97,24 @@ export function generateName(rng: Random, n: number, oddness: number): ResourceN
   }
 }
 
+/**
+ * Quirk names real Sources have (the `pathQuirks` switch): a collection that is a resource itself
+ * and has members (`coll/c1` and `coll/c1/m2.txt`: a file that is also a directory), and a name with
+ * an encoded '/' (`a%2Fb 3.txt`, distinct from `a/b 3.txt`). `lastCollection` pairs members with
+ * the collection made before them.
+ */
+export function generateQuirkName(rng: Random, n: number, memory: { lastCollection?: string }): ResourceName {
+  const id = String(n).padStart(6, '0');
+  if (memory.lastCollection !== undefined && rng.chance(0.6)) {
+    return { segments: ['coll', memory.lastCollection, `m${id}.txt`] };
+  }
+  if (rng.chance(0.5)) {
+    memory.lastCollection = `c${id}`;
+    return { segments: ['coll', memory.lastCollection] };
+  }
+  return { segments: ['slash', `a/b ${id}.txt`] };
+}
+
 /** The extension a name's content is generated for ('' when none). */
 export function nameExtension(name: ResourceName): string {
   const last = name.segments[name.segments.length - 1] ?? '';

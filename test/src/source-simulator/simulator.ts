@@ -113,6 +113,8 @@ class Simulator implements SourceSimulator, SiteModel {
       ...(options.repeatProbability !== undefined ? { repeatProbability: options.repeatProbability } : {}),
       ...(options.oddNames !== undefined ? { oddNames: options.oddNames } : {}),
       ...(options.typicalMaxBytes !== undefined ? { typicalMaxBytes: options.typicalMaxBytes } : {}),
+      pathQuirks: () => this.faults.pathQuirks,
+      quirkMemory: {},
     };
 
     this.state = new ResourceState(this.baseUrl);
@@ -211,11 +213,14 @@ class Simulator implements SourceSimulator, SiteModel {
     for (let i = 0; i < count; i++) {
       const intent = nextIntent(touched);
       const { micros, time } = this.timeline.tick(this.changeRng.between(1, 50), this.changeRng.int(1000));
-      const record = this.state.applyChange({ ...intent, time, micros, legacy });
+      const record = this.state.applyChange({ ...intent, time, micros, legacy, timelessDelete: this.faults.timelessDeletes > 0 });
       touched.push(intent.target);
       this.corrupted.delete(intent.target);
       if (record.version) this.maybeCorrupt(this.state.get(intent.target)!, intent.corrupt === true);
-      changes.push(record);
+      // Quirk: a change the Source makes but never announces, in no notification and no Change
+      // List; only a comparison with the Resource List (reconciliation) can find it.
+      if (this.faults.loseChangeNext > 0) this.faults.loseChangeNext--;
+      else changes.push(record);
       if (changes.length >= this.maxPerNotification || i === count - 1) {
         const until = this.timeline.tick(this.changeRng.between(1, 50), this.changeRng.int(1000)).time;
         parts.push({ from, until, changes });
@@ -381,22 +386,33 @@ class Simulator implements SourceSimulator, SiteModel {
     return upTo ? { completeUpTo: upTo } : {};
   }
 
-  changeListIndex(): ServedDocument {
+  /** Maintenance plus the history quirk, before any Change List document is served. */
+  private maintainLists(): void {
     this.store.maintain(this.clock());
-    const body = this.cached('changelist-index', String(this.store.revision), () => {
+    if (this.faults.truncateHistoryNext > 0) {
+      this.store.truncate(this.faults.truncateHistoryNext);
+      this.faults.truncateHistoryNext = 0;
+    }
+  }
+
+  changeListIndex(): ServedDocument {
+    this.maintainLists();
+    const omitFrom = this.faults.omitChangeListFrom > 0;
+    const body = this.cached('changelist-index', `${this.store.revision}/${omitFrom}`, () => {
       // Drop cached bodies of lists that fell out of retention.
       const live = new Set(this.store.lists.map((l) => `changelist-${l.id}`));
       for (const name of this.cache.keys()) if (name.startsWith('changelist-') && name !== 'changelist-index' && !live.has(name)) this.cache.delete(name);
-      return serialize(changeListIndex(this.urls, this.store.lists));
+      return serialize(changeListIndex(this.urls, this.store.lists, omitFrom));
     });
     return { body, ...this.lagInfo() };
   }
 
   changeList(id: number): ServedDocument | undefined {
-    this.store.maintain(this.clock());
+    this.maintainLists();
     const list = this.store.get(id);
     if (!list) return undefined;
-    const body = this.cached(`changelist-${id}`, String(list.revision), () => serialize(changeList(this.urls, list)));
+    const omitFrom = this.faults.omitChangeListFrom > 0;
+    const body = this.cached(`changelist-${id}`, `${list.revision}/${omitFrom}`, () => serialize(changeList(this.urls, list, omitFrom)));
     return { body, ...(list.until ? {} : this.lagInfo()) };
   }
 

@@ -39,6 +39,10 @@ export interface ChangeRecord {
   readonly version?: VersionInfo;
   /** Rendered the ResourceSync 1.0 way: lastmod as change time, no datetime, deletes without time. */
   readonly legacy: boolean;
+  /** Quirk: a delete rendered without datetime, with the gone version's `lastmod` (RC-23). */
+  readonly timelessDelete?: boolean;
+  /** For a delete: when the deleted version was made. */
+  readonly deletedModified?: DateTime;
 }
 
 export class ResourceState {
@@ -70,7 +74,7 @@ export class ResourceState {
    * to the Change List and the notification. Throws on an impossible change (a bug in the caller).
    */
   applyChange(input: {
-    target: string; change: ChangeType; time: DateTime; micros: bigint; legacy: boolean;
+    target: string; change: ChangeType; time: DateTime; micros: bigint; legacy: boolean; timelessDelete?: boolean;
     bytes?: Buffer; media?: MediaType; extension?: string;
     /** The `loc` when it is not the canonical one (raw hostile targets). */
     uri?: string;
@@ -89,7 +93,7 @@ export class ResourceState {
       this.position.delete(target);
       this.deleted.push({ target, extension: existing.extension });
       if (this.deleted.length > 1000) this.deleted.splice(0, this.deleted.length - 1000);
-      return { uri, target, change, time, micros, legacy };
+      return { uri, target, change, time, micros, legacy, deletedModified: existing.modified, ...(input.timelessDelete ? { timelessDelete: true } : {}) };
     }
     if ((change === 'created') !== (existing === undefined)) {
       throw new Error(`simulator bug: ${change} of ${existing ? 'existing' : 'missing'} ${target}`);

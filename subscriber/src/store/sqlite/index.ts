@@ -272,6 +272,17 @@ export class SqliteSubscriberStore implements SubscriberRepository {
     return this.db.select({ uri: schema.resources.uri }).from(schema.resources).where(eq(schema.resources.sourceId, sourceId)).all().map((r) => r.uri);
   }
 
+  async listResourcePaths(sourceId: number): Promise<{ uri: string; path: string }[]> {
+    return this.db.select({ uri: schema.resources.uri, path: schema.resources.path }).from(schema.resources)
+      .where(eq(schema.resources.sourceId, sourceId)).all();
+  }
+
+  async setResourcePath(sourceId: number, uri: string, path: string): Promise<void> {
+    await this.group.run(() => {
+      this.db.update(schema.resources).set({ path }).where(and(eq(schema.resources.sourceId, sourceId), eq(schema.resources.uri, uri))).run();
+    });
+  }
+
   // ---- events
   async addEvents(sourceId: number, events: readonly EventRecord[]): Promise<void> {
     if (events.length === 0) return;
