@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // Runs every *.test.ts of the workspace with node's own test runner on the TypeScript sources.
+// Each file may take up to 7 min: the multi-process e2e suites (hub cluster, crash) need it on a loaded 2-core machine.
 // Node 20's --test expands no globs and finds no .ts files by itself, so we collect them here.
 // Usage: node scripts/run-tests.mjs [path-substring ...]   (e.g. `pnpm test hub/` or `pnpm test e2e`)
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -31,7 +32,7 @@ if (selected.length === 0) {
 const concurrency = process.env.RSNOTIFY_TEST_CONCURRENCY ?? '2';
 const args = [
   '--conditions=@rsnotify/source', '--import', 'tsx', '--test',
-  `--test-concurrency=${concurrency}`, '--test-timeout=180000', '--test-force-exit',
+  `--test-concurrency=${concurrency}`, '--test-timeout=420000', '--test-force-exit',
   ...selected,
 ];
 // One throw-away PostgreSQL server for every test file of this run that needs one (they call

@@ -272,17 +272,18 @@ export class DeliveryScheduler {
   private complete(sub: SubState, seq: number, n: StoredNotification | undefined, outcome: DeliveryOutcome): void {
     const now = this.deps.now();
     const log = this.deps.logger;
-    if (!n) {
+    if (!n && outcome.kind === 'failed' && outcome.code === 'RSN_NOTIFICATION_MISSING') {
       // The row is gone (pruned by a bug or by hand): nothing can ever deliver it, so say so loudly.
       log.error({ event: 'delivery.missing_notification', topic: sub.topicUrl, callback: sub.callback, seq }, 'notification row missing');
       this.giveUp(sub, seq, 'notification missing from the store');
       return;
     }
+    // A failed read of the row (the database away or overloaded) is retried like a failed POST.
     const step = nextStep({ attempts: sub.attempts, firstFailedAt: sub.firstFailedAt }, outcome, now, this.deps.random, this.deps.retry);
     switch (step.kind) {
       case 'advance':
         this.deps.metrics.deliveries.inc({ outcome: 'delivered' });
-        this.deps.metrics.deliveryLatency.observe((now - n.receivedAt) / 1000);
+        if (n) this.deps.metrics.deliveryLatency.observe((now - n.receivedAt) / 1000);
         if (log.isLevelEnabled('debug')) log.debug({ event: 'delivery.succeeded', topic: sub.topicUrl, callback: sub.callback, seq }, 'delivered');
         sub.deliveredSeq = seq;
         sub.attempts = 0;

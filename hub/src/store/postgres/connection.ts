@@ -46,7 +46,9 @@ export function clientConfig(url: string): pg.ClientConfig {
 }
 
 export function createPool(url: string, max: number): pg.Pool {
-  return new pg.Pool({ ...clientConfig(url), max, idleTimeoutMillis: 30_000 });
+  // connectionTimeoutMillis also bounds the wait for a free pooled client: generous, so a burst of
+  // deliveries reading bodies queues instead of failing on a loaded machine.
+  return new pg.Pool({ ...clientConfig(url), connectionTimeoutMillis: 15_000, max, idleTimeoutMillis: 30_000 });
 }
 
 const UNAVAILABLE_CODES = new Set([

@@ -69,6 +69,7 @@ class PgRepository implements PostgresRepository {
   private readonly db: Db;
   readonly cluster: PgClusterStore;
   private pendingAppends: Pending[] = [];
+  private readonly recentReads = new Map<string, Promise<StoredNotification | undefined>>();
   private appending = false;
   private closed = false;
 
@@ -233,7 +234,23 @@ class PgRepository implements PostgresRepository {
     });
   }
 
-  async getNotification(topicId: number, seq: number): Promise<StoredNotification | undefined> {
+  /**
+   * Every subscription of a topic reads the same row when the notification was published by another
+   * process (not in this process's cache): concurrent reads of one row share one query, and the last
+   * rows read are kept, so a fan-out to N subscribers costs one read, not N.
+   */
+  getNotification(topicId: number, seq: number): Promise<StoredNotification | undefined> {
+    const key = `${topicId}:${seq}`;
+    const hit = this.recentReads.get(key);
+    if (hit) return hit;
+    const read = this.readNotification(topicId, seq);
+    this.recentReads.set(key, read);
+    read.then((n) => { if (!n) this.recentReads.delete(key); }, () => this.recentReads.delete(key));
+    if (this.recentReads.size > 512) this.recentReads.delete(this.recentReads.keys().next().value!);
+    return read;
+  }
+
+  private readNotification(topicId: number, seq: number): Promise<StoredNotification | undefined> {
     return this.call(async () => {
       const r = await this.pool.query<StoredNotification>({
         name: 'rsn_get_notification',
