@@ -50,7 +50,7 @@ export class PublishingService {
     if (!auth.ok) return this.reject(auth.status, auth.reason, 'unauthorized', { topic });
     try {
       // RN-1..RN-3 (RT-7: 400 for a malformed payload). The parse is a check only: the stored bytes are the received ones.
-      parseChangeNotification(req.body.toString('utf8'), { maxBytes: this.deps.maxBodyBytes });
+      parseChangeNotification(req.body, { maxBytes: this.deps.maxBodyBytes });
     } catch (err) {
       const d = describeError(err);
       if (isRsnotifyError(err)) return this.reject(d.code === 'RS_TOO_LARGE' ? 413 : 400, d.message, d.code ?? 'invalid', { topic, source: auth.source?.name });

@@ -24,7 +24,7 @@ function checkHeader(header: DocumentHeader): void {
 }
 
 /** Parses and checks a change notification (RN-1, RN-2, RN-3, RN-10): RS_NOTIFICATION_INVALID otherwise. */
-export function parseChangeNotification(xml: string, options: ParseOptions = {}): ChangeNotification {
+export function parseChangeNotification(xml: string | Uint8Array, options: ParseOptions = {}): ChangeNotification {
   const entries: Entry[] = [];
   let index = 0;
   const builder = buildDocument(xml, options, {

@@ -5,6 +5,7 @@
 // Well-formedness is checked in the same single pass (no separate validator run).
 import { SaxesParser, type SaxesTagNS } from 'saxes';
 import { DocumentError } from '../documents/errors.js';
+import { DEFAULT_XML_LIMITS, XmlLimitError, type XmlLimitCode, type XmlLimits } from './limits.js';
 
 /** RC-4: the community limit of 50 MB per document, as bytes (50 MiB). */
 export const DEFAULT_MAX_BYTES = 52_428_800;
@@ -71,17 +72,69 @@ function lineAt(text: string, index: number): number {
   return line;
 }
 
-/** An incremental, namespace-aware reader; errors become RS_XML_MALFORMED / RS_DOCTYPE_FORBIDDEN. */
+/** RN-1, RC-1: a `urlset`/`sitemapindex` root without any namespace is refused (another one is RS_UNKNOWN_ROOT). */
+const SITEMAP_NAMESPACE = 'http://www.sitemaps.org/schemas/sitemap/0.9';
+
+function namespaceMissing(tag: XmlTag, line: number): DocumentError {
+  return new DocumentError('RS_NAMESPACE_MISSING',
+    `root element <${tag.name}> is not in the sitemap namespace ${SITEMAP_NAMESPACE} (RN-1, line ${line})`, {
+      details: { element: tag.name, namespace: tag.uri, line },
+    });
+}
+
+/**
+ * An incremental, namespace-aware reader; errors become RS_XML_MALFORMED / RS_DOCTYPE_FORBIDDEN, and
+ * every XmlLimits bound is checked as the tags arrive: depth and names at the tag's start (before
+ * saxes resolves its namespaces), attributes one by one, text when its node ends.
+ */
 export class XmlReader {
   private readonly parser: SaxesParser<{ xmlns: true; position: true }>;
+  private depth = 0;
+  private elements = 0;
+  private attributes = 0;
+  /** Local names of the open elements, to tell `loc` text from other text. */
+  private readonly open: string[] = [];
 
-  constructor(handler: XmlHandler) {
+  constructor(handler: XmlHandler, limits: XmlLimits = DEFAULT_XML_LIMITS) {
     const parser = new SaxesParser({ xmlns: true, position: true });
     this.parser = parser;
-    parser.on('opentag', (tag) => handler.open(tag, parser.line));
-    parser.on('closetag', (tag) => handler.close(tag));
-    parser.on('text', (text) => handler.text(text));
-    parser.on('cdata', (text) => handler.text(text));
+    const refuse = (code: XmlLimitCode, limit: keyof XmlLimits, what: string): never => {
+      throw new XmlLimitError(code, limit, limits[limit], what, parser.line);
+    };
+    parser.on('opentagstart', (tag) => {
+      if (++this.depth > limits.maxDepth) refuse('RS_XML_TOO_DEEP', 'maxDepth', `element depth ${this.depth}`);
+      if (++this.elements > limits.maxElements) refuse('RS_XML_TOO_MANY_ELEMENTS', 'maxElements', `element count ${this.elements}`);
+      if (tag.name.length > limits.maxNameLength) refuse('RS_XML_NAME_TOO_LONG', 'maxNameLength', `element name of ${tag.name.length} characters`);
+      this.attributes = 0;
+    });
+    parser.on('attribute', (attr) => {
+      if (++this.attributes > limits.maxAttributes) refuse('RS_XML_TOO_MANY_ATTRIBUTES', 'maxAttributes', `attribute count ${this.attributes}`);
+      if (attr.name.length > limits.maxNameLength) refuse('RS_XML_NAME_TOO_LONG', 'maxNameLength', `attribute name of ${attr.name.length} characters`);
+      if (attr.value.length > limits.maxAttributeValueLength) {
+        refuse('RS_XML_VALUE_TOO_LONG', 'maxAttributeValueLength', `attribute value of ${attr.value.length} characters`);
+      }
+    });
+    const text = (value: string): void => {
+      const inLoc = this.open.length > 0 && this.open[this.open.length - 1] === 'loc';
+      if (inLoc ? value.length > limits.maxLocLength : value.length > limits.maxTextLength) {
+        refuse('RS_XML_TEXT_TOO_LONG', inLoc ? 'maxLocLength' : 'maxTextLength', `text of ${value.length} characters`);
+      }
+      handler.text(value);
+    };
+    parser.on('opentag', (tag) => {
+      if (this.open.length === 0 && (tag.local === 'urlset' || tag.local === 'sitemapindex') && tag.uri === '') {
+        throw namespaceMissing(tag, parser.line);
+      }
+      this.open.push(tag.local);
+      handler.open(tag, parser.line);
+    });
+    parser.on('closetag', (tag) => {
+      this.depth--;
+      this.open.pop();
+      handler.close(tag);
+    });
+    parser.on('text', text);
+    parser.on('cdata', text);
     parser.on('doctype', () => { throw doctypeForbidden(parser.line); });
     parser.on('error', (err) => {
       throw new DocumentError('RS_XML_MALFORMED', `malformed XML: ${err.message}`, {
