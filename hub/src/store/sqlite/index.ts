@@ -6,8 +6,7 @@ import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { describeOpenFailure, prepareDatabaseFile } from '@rsnotify/service-kit';
 import { fileURLToPath } from 'node:url';
 import { RsnotifyError, type SignatureMethod } from '@rsnotify/shared';
 import * as schema from '../schema.js';
@@ -49,10 +48,14 @@ function toIntent(row: typeof schema.intents.$inferSelect): Intent {
 export function openSqliteRepository(file: string): HubRepository {
   let sqlite: Database.Database;
   try {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    // Directory 0700 and file 0600 when created here (the file holds hub.secret values).
+    prepareDatabaseFile(file);
     sqlite = new Database(file);
   } catch (err) {
-    throw new StoreError('RSN_STORE_OPEN_FAILED', `cannot open hub database ${file}`, { cause: err, details: { file } });
+    const why = describeOpenFailure(err);
+    throw new StoreError('RSN_STORE_OPEN_FAILED', `cannot open hub database ${file}: ${why}`, {
+      cause: err, details: { file, errno: (err as { code?: string }).code },
+    });
   }
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
