@@ -23,6 +23,8 @@ export interface HubOptions {
   requestTimeoutMs?: number;
   /** Largest accepted publish body (413 above), default 16 MiB. */
   maxBodyBytes?: number;
+  /** Bytes of unauthenticated request bodies read at once over all connections (503 above), default 32 MiB. */
+  maxUnauthenticatedBodyBytes?: number;
   /** Global limit of deliveries in flight, default 256. */
   maxInFlight?: number;
   /** Keep-alive connections per callback origin, default 16. */
@@ -45,6 +47,7 @@ export interface HubConfig {
   readonly logLevel: string;
   readonly requestTimeoutMs: number;
   readonly maxBodyBytes: number;
+  readonly maxUnauthenticatedBodyBytes: number;
   readonly maxInFlight: number;
   readonly connectionsPerOrigin: number;
   readonly checkTopics: boolean;
@@ -80,6 +83,7 @@ export const hubOptionsSchema = z.object({
   logLevel: z.enum(LOG_LEVELS).optional(),
   requestTimeoutMs: positiveInt.optional(),
   maxBodyBytes: positiveInt.optional(),
+  maxUnauthenticatedBodyBytes: positiveInt.optional(),
   maxInFlight: positiveInt.optional(),
   connectionsPerOrigin: positiveInt.optional(),
   checkTopics: z.boolean().optional(),
@@ -113,6 +117,7 @@ export function resolveHubConfig(options: HubOptions): HubConfig {
     logLevel: o.logLevel ?? 'info',
     requestTimeoutMs: o.requestTimeoutMs ?? 10_000,
     maxBodyBytes: o.maxBodyBytes ?? 16 * 1024 * 1024,
+    maxUnauthenticatedBodyBytes: o.maxUnauthenticatedBodyBytes ?? 32 * 1024 * 1024,
     maxInFlight: o.maxInFlight ?? 256,
     connectionsPerOrigin: o.connectionsPerOrigin ?? 16,
     checkTopics: o.checkTopics ?? true,

@@ -83,6 +83,7 @@ export async function startHub(options: HubOptions & { logger?: Logger }): Promi
   const hubPath = new URL(config.publicUrl ?? 'http://x/hub').pathname;
   const app = createApp({
     hubPath, subscriptions, publishing, metrics, logger, maxBodyBytes: config.maxBodyBytes, maxFormBytes: 64 * 1024,
+    maxUnauthenticatedBodyBytes: config.maxUnauthenticatedBodyBytes,
     ping: () => store.ping(), accepting: () => accepting,
   });
 
@@ -101,9 +102,9 @@ export async function startHub(options: HubOptions & { logger?: Logger }): Promi
   server.on('clientError', (err, socket) => {
     // Malformed, oversized or too slow request heads: a defined status, a log line, nothing more.
     const code = (err as { code?: string }).code;
-    logger.info({ event: 'request.client_error', code }, 'malformed or oversized request');
-    const status = code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large'
-      : code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
+    const status = clientErrorStatus(code);
+    logger.info({ event: 'request.client_error', code, status: Number.parseInt(status, 10) }, 'malformed or oversized request');
+    metrics.requestsRejected.inc({ status: status.slice(0, 3), reason: code ?? 'client_error' });
     if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     else socket.destroy();
   });
@@ -150,6 +151,15 @@ export async function startHub(options: HubOptions & { logger?: Logger }): Promi
       return closing;
     },
   };
+}
+
+/** The answer to a request head Node's parser refused (nothing of it reached the app). */
+function clientErrorStatus(code: string | undefined): string {
+  if (code === 'HPE_HEADER_OVERFLOW') return '431 Request Header Fields Too Large';
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return '408 Request Timeout';
+  // RFC 9112 §6.1: a transfer coding we do not implement.
+  if (code === 'HPE_INVALID_TRANSFER_ENCODING') return '501 Not Implemented';
+  return '400 Bad Request';
 }
 
 function stripUndefined<T extends object>(o: T): T {

@@ -49,7 +49,7 @@ export class ByteBudget {
 export interface ReadBodyOptions {
   /** Largest accepted body in bytes; one byte more is a 413. */
   readonly limit: number;
-  /** Charged the whole limit (or the declared length, if smaller) while the body is read. */
+  /** Charged the declared length up front, or each chunk as it arrives, until the read ends. */
   readonly budget?: ByteBudget;
   readonly drain?: DrainBounds;
 }
@@ -107,12 +107,18 @@ export function readLimitedBody(incoming: IncomingMessage, options: ReadBodyOpti
     drainRefused(incoming, drain);
     return Promise.resolve(tooLarge(limit));
   }
-  const charge = Math.min(limit, declared ?? limit);
-  if (budget && !budget.tryTake(charge)) {
-    drainRefused(incoming, UNREAD_BODY_DRAIN);
-    return Promise.resolve({
-      ok: false, status: 503, code: 'RSN_BODY_BUDGET_EXHAUSTED', reason: 'too many unauthenticated request bodies in flight; retry later',
-    });
+  const busy = (): BodyRead => ({
+    ok: false, status: 503, code: 'RSN_BODY_BUDGET_EXHAUSTED', reason: 'too many unauthenticated request bodies in flight; retry later',
+  });
+  // A declared length is charged up front (so a refusal comes before any byte is read); otherwise
+  // each chunk is charged as it arrives.
+  let charged = 0;
+  if (budget && declared !== undefined) {
+    if (!budget.tryTake(declared)) {
+      drainRefused(incoming, UNREAD_BODY_DRAIN);
+      return Promise.resolve(busy());
+    }
+    charged = declared;
   }
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
@@ -121,7 +127,7 @@ export function readLimitedBody(incoming: IncomingMessage, options: ReadBodyOpti
     const finish = (b: BodyRead): void => {
       if (done) return;
       done = true;
-      budget?.give(charge);
+      budget?.give(charged);
       incoming.off('data', onData);
       incoming.off('end', onEnd);
       incoming.off('error', onError);
@@ -135,6 +141,15 @@ export function readLimitedBody(incoming: IncomingMessage, options: ReadBodyOpti
         finish(tooLarge(limit));
         drainRefused(incoming, drain);
         return;
+      }
+      if (budget && size > charged) {
+        if (!budget.tryTake(size - charged)) {
+          chunks.length = 0;
+          finish(busy());
+          drainRefused(incoming, UNREAD_BODY_DRAIN);
+          return;
+        }
+        charged = size;
       }
       chunks.push(chunk);
     };

@@ -8,7 +8,7 @@ import {
 import type { Logger, HubMetrics } from '../observability/index.js';
 import type { HubRepository, StoredNotification } from '../store/index.js';
 import { authorizePublish, bearerToken, type TenantDirectory } from '../tenants/index.js';
-import { readIntakeLinks } from './intake.js';
+import { admitPublish, readIntakeLinks, type Admission } from './intake.js';
 import type { TopicChecker } from './topic-check.js';
 import { deliveryTarget } from '../delivery/sender.js';
 
@@ -39,6 +39,13 @@ export class PublishingService {
     this.deps.metrics.publishRejected.inc({ reason: code });
     this.deps.logger.info({ event: 'publish.rejected', status, code, reason, ...fields }, 'publish refused');
     return { ok: false, status, reason };
+  }
+
+  /** The header checks of a publish, before its body is read (refusals logged and counted here). */
+  async admit(linkHeader: string | undefined, authorization: string | undefined): Promise<Admission> {
+    const a = admitPublish(await this.deps.tenants.sources(), linkHeader, authorization, this.deps.openPublishing);
+    if (!a.ok) this.reject(a.status, a.reason, a.code, a.topic === undefined ? {} : { topic: a.topic });
+    return a;
   }
 
   /** RT-4 intake: `body` is the request body as received; it is stored and relayed byte for byte. */
