@@ -27,7 +27,7 @@ export interface HubOptions {
   maxUnauthenticatedBodyBytes?: number;
   /** Global limit of deliveries in flight, default 256. */
   maxInFlight?: number;
-  /** Keep-alive connections per callback origin, default 16. */
+  /** Keep-alive connections per callback origin (also the ceiling of deliveries in flight to it), default 64. */
   connectionsPerOrigin?: number;
   /** RT-6: HEAD the topic after accepting a notification (at most every 10 min per topic), default true. */
   checkTopics?: boolean;
@@ -119,7 +119,7 @@ export function resolveHubConfig(options: HubOptions): HubConfig {
     maxBodyBytes: o.maxBodyBytes ?? 16 * 1024 * 1024,
     maxUnauthenticatedBodyBytes: o.maxUnauthenticatedBodyBytes ?? 32 * 1024 * 1024,
     maxInFlight: o.maxInFlight ?? 256,
-    connectionsPerOrigin: o.connectionsPerOrigin ?? 16,
+    connectionsPerOrigin: o.connectionsPerOrigin ?? 64,
     checkTopics: o.checkTopics ?? true,
     replayWindowMs: o.replayWindowMs ?? 3_600_000,
   };

@@ -47,6 +47,8 @@ export async function startHub(options: HubOptions & { logger?: Logger }): Promi
   scheduler = new DeliveryScheduler({
     store, send: createSender(agent, { timeoutMs: config.requestTimeoutMs }), cache: new NotificationCache(64 * 1024 * 1024),
     logger, metrics, retry: config.retry, maxInFlight: config.maxInFlight, now, random: Math.random,
+    // Stalled deliveries keep their connection: the per-origin ceiling is the connection pool's size.
+    originBudget: { perOrigin: Math.min(8, config.connectionsPerOrigin), maxPerOrigin: config.connectionsPerOrigin },
   });
   const deliveries = scheduler;
   verifier = new VerificationWorker({
