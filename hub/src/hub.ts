@@ -92,6 +92,8 @@ export async function startHub(options: HubOptions & { logger?: Logger }): Promi
   const server = await new Promise<Server>((resolve, reject) => {
     const s = serve({
       fetch: app.fetch, port: config.port, hostname: config.host,
+      // Refused bodies are drained by the app itself, within its own bounds (service-kit body-limit).
+      autoCleanupIncoming: false,
       serverOptions: { requestTimeout: 60_000, headersTimeout: 15_000, maxHeaderSize: 16 * 1024, keepAliveTimeout: 30_000 },
     }, () => resolve(s as Server)) as Server;
     s.once('error', reject);

@@ -66,19 +66,20 @@ function declaredLength(incoming: IncomingMessage): number | undefined {
 }
 
 /**
- * Keeps reading a request we have answered (or will answer) without its body, discarding the bytes,
- * and closes the connection once more than `bounds.maxBytes` arrived or `bounds.maxMs` passed.
+ * Keeps reading a request we have answered (or will answer) without its body, discarding the bytes;
+ * past `bounds.maxBytes` it stops reading (TCP back-pressure holds the client, which can still read
+ * the answer), and after `bounds.maxMs` the connection is closed. Closing at once would reset the
+ * connection while the client still sends, and a reset can destroy the answer before it is read.
  */
 export function drainRefused(incoming: IncomingMessage, bounds: DrainBounds = UNREAD_BODY_DRAIN): void {
   if (incoming.readableEnded || incoming.destroyed) return;
   let seen = 0;
-  const cut = (): void => {
-    cleanup();
-    incoming.socket?.destroy();
-  };
   const onData = (chunk: Buffer): void => {
     seen += chunk.length;
-    if (seen > bounds.maxBytes) cut();
+    if (seen > bounds.maxBytes) {
+      incoming.off('data', onData);
+      incoming.pause();
+    }
   };
   const cleanup = (): void => {
     clearTimeout(timer);
@@ -86,7 +87,10 @@ export function drainRefused(incoming: IncomingMessage, bounds: DrainBounds = UN
     incoming.off('end', cleanup);
     incoming.off('error', cleanup);
   };
-  const timer = setTimeout(cut, bounds.maxMs);
+  const timer = setTimeout(() => {
+    cleanup();
+    incoming.socket?.destroy();
+  }, bounds.maxMs);
   timer.unref();
   incoming.on('data', onData);
   incoming.on('end', cleanup);
