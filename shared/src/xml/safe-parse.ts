@@ -72,6 +72,9 @@ function lineAt(text: string, index: number): number {
   return line;
 }
 
+/** Input is fed to saxes in slices of this many characters (see XmlReader.write). */
+const WRITE_SLICE = 64 * 1024;
+
 /** RN-1, RC-1: a `urlset`/`sitemapindex` root without any namespace is refused (another one is RS_UNKNOWN_ROOT). */
 const SITEMAP_NAMESPACE = 'http://www.sitemaps.org/schemas/sitemap/0.9';
 
@@ -84,36 +87,21 @@ function namespaceMissing(tag: XmlTag, line: number): DocumentError {
 
 /**
  * An incremental, namespace-aware reader; errors become RS_XML_MALFORMED / RS_DOCTYPE_FORBIDDEN, and
- * every XmlLimits bound is checked as the tags arrive: depth and names at the tag's start (before
- * saxes resolves its namespaces), attributes one by one, text when its node ends.
+ * every XmlLimits bound is checked as the tags arrive: depth, names and attributes when a tag is
+ * complete, text when its node ends, and anything still being gathered after each input slice.
  */
 export class XmlReader {
   private readonly parser: SaxesParser<{ xmlns: true; position: true }>;
-  private depth = 0;
   private elements = 0;
-  private attributes = 0;
   /** Local names of the open elements, to tell `loc` text from other text. */
   private readonly open: string[] = [];
 
-  constructor(handler: XmlHandler, limits: XmlLimits = DEFAULT_XML_LIMITS) {
+  constructor(handler: XmlHandler, private readonly limits: XmlLimits = DEFAULT_XML_LIMITS) {
     const parser = new SaxesParser({ xmlns: true, position: true });
     this.parser = parser;
     const refuse = (code: XmlLimitCode, limit: keyof XmlLimits, what: string): never => {
       throw new XmlLimitError(code, limit, limits[limit], what, parser.line);
     };
-    parser.on('opentagstart', (tag) => {
-      if (++this.depth > limits.maxDepth) refuse('RS_XML_TOO_DEEP', 'maxDepth', `element depth ${this.depth}`);
-      if (++this.elements > limits.maxElements) refuse('RS_XML_TOO_MANY_ELEMENTS', 'maxElements', `element count ${this.elements}`);
-      if (tag.name.length > limits.maxNameLength) refuse('RS_XML_NAME_TOO_LONG', 'maxNameLength', `element name of ${tag.name.length} characters`);
-      this.attributes = 0;
-    });
-    parser.on('attribute', (attr) => {
-      if (++this.attributes > limits.maxAttributes) refuse('RS_XML_TOO_MANY_ATTRIBUTES', 'maxAttributes', `attribute count ${this.attributes}`);
-      if (attr.name.length > limits.maxNameLength) refuse('RS_XML_NAME_TOO_LONG', 'maxNameLength', `attribute name of ${attr.name.length} characters`);
-      if (attr.value.length > limits.maxAttributeValueLength) {
-        refuse('RS_XML_VALUE_TOO_LONG', 'maxAttributeValueLength', `attribute value of ${attr.value.length} characters`);
-      }
-    });
     const text = (value: string): void => {
       const inLoc = this.open.length > 0 && this.open[this.open.length - 1] === 'loc';
       if (inLoc ? value.length > limits.maxLocLength : value.length > limits.maxTextLength) {
@@ -122,6 +110,20 @@ export class XmlReader {
       handler.text(value);
     };
     parser.on('opentag', (tag) => {
+      // Checked once saxes has resolved this element's namespaces, which walks the open-tag stack:
+      // refusing the first element past maxDepth keeps that walk bounded (maxDepth² steps at most).
+      if (this.open.length >= limits.maxDepth) refuse('RS_XML_TOO_DEEP', 'maxDepth', `element depth ${this.open.length + 1}`);
+      if (++this.elements > limits.maxElements) refuse('RS_XML_TOO_MANY_ELEMENTS', 'maxElements', `element count ${this.elements}`);
+      if (tag.name.length > limits.maxNameLength) refuse('RS_XML_NAME_TOO_LONG', 'maxNameLength', `element name of ${tag.name.length} characters`);
+      let attributes = 0;
+      for (const name in tag.attributes) {
+        if (++attributes > limits.maxAttributes) refuse('RS_XML_TOO_MANY_ATTRIBUTES', 'maxAttributes', `attribute count ${attributes}`);
+        if (name.length > limits.maxNameLength) refuse('RS_XML_NAME_TOO_LONG', 'maxNameLength', `attribute name of ${name.length} characters`);
+        const value = tag.attributes[name]!.value;
+        if (value.length > limits.maxAttributeValueLength) {
+          refuse('RS_XML_VALUE_TOO_LONG', 'maxAttributeValueLength', `attribute value of ${value.length} characters`);
+        }
+      }
       if (this.open.length === 0 && (tag.local === 'urlset' || tag.local === 'sitemapindex') && tag.uri === '') {
         throw namespaceMissing(tag, parser.line);
       }
@@ -129,7 +131,6 @@ export class XmlReader {
       handler.open(tag, parser.line);
     });
     parser.on('closetag', (tag) => {
-      this.depth--;
       this.open.pop();
       handler.close(tag);
     });
@@ -144,8 +145,37 @@ export class XmlReader {
     });
   }
 
+  /**
+   * Feeds input in slices; after each, the text, attribute value or name saxes is still gathering
+   * is checked against the largest limit that could apply, so an 8 MB value is refused after about
+   * one slice past its limit instead of after all of it has been read.
+   */
   write(text: string): void {
-    this.parser.write(text);
+    if (text.length <= WRITE_SLICE) {
+      this.parser.write(text);
+      this.checkPending();
+      return;
+    }
+    for (let i = 0; i < text.length; i += WRITE_SLICE) {
+      this.parser.write(text.slice(i, i + WRITE_SLICE));
+      this.checkPending();
+    }
+  }
+
+  private checkPending(): void {
+    // saxes keeps the unfinished text or attribute value in `text`, an unfinished name in `name`,
+    // the attributes of an unfinished tag in `attribList`.
+    const pending = this.parser as unknown as { text: string; name: string; attribList: readonly unknown[] };
+    const l = this.limits;
+    if (pending.attribList.length > l.maxAttributes) {
+      throw new XmlLimitError('RS_XML_TOO_MANY_ATTRIBUTES', 'maxAttributes', l.maxAttributes, `attribute count ${pending.attribList.length}`, this.parser.line);
+    }
+    if (pending.text.length > Math.max(l.maxTextLength, l.maxLocLength, l.maxAttributeValueLength)) {
+      throw new XmlLimitError('RS_XML_TEXT_TOO_LONG', 'maxTextLength', l.maxTextLength, `text or value of more than ${pending.text.length} characters`, this.parser.line);
+    }
+    if (pending.name.length > l.maxNameLength) {
+      throw new XmlLimitError('RS_XML_NAME_TOO_LONG', 'maxNameLength', l.maxNameLength, `a name of more than ${pending.name.length} characters`, this.parser.line);
+    }
   }
 
   /** Ends the input: an unclosed element or a missing root is RS_XML_MALFORMED. */
