@@ -1,11 +1,11 @@
 // Hostile documents: the worst parse time per case, for both readers (parseDocument on the whole
 // input, streamDocument over 64 KiB chunks), on the same inputs the pass/fail table uses
-// (shared/test/hostile-cases.ts, which asserts only the refusal codes). The baseline, measured in
+// (test/src/harness/hostile-documents.ts, which asserts only the refusal codes). The baseline, measured in
 // the same run, is the time to parse a valid notification of the same byte size: a refusal should
 // cost no more than reading that many honest bytes (ratio <= 1), and never grow with the square of
 // the input as the 30,000-deep nesting did before the limits (6 s).
 import { parseDocument, streamDocument } from '@rsnotify/shared';
-import { HOSTILE_DOCUMENTS } from '../../../shared/test/hostile-cases.js';
+import { HOSTILE_DOCUMENTS } from '../../src/harness/hostile-documents.js';
 import type { BenchContext, BenchRow, BenchScenario } from '../types.js';
 
 const RUNS = 3;

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_STREAM_XML_LIMITS, parseDocument, streamDocument, isRsnotifyError } from '@rsnotify/shared';
-import { HOSTILE_DOCUMENTS } from './hostile-cases.js';
+import { HOSTILE_DOCUMENTS } from './harness/hostile-documents.js';
 
 function codeOf(fn: () => unknown): string | undefined {
   try { fn(); } catch (err) { return isRsnotifyError(err) ? err.code : String(err); }

@@ -1,4 +1,4 @@
-// The hostile documents, one per case, shared by the pass/fail table (hostile-documents.test.ts,
+// The hostile documents, one per case, shared by the pass/fail table (test/src/hostile-documents.test.ts,
 // which asserts only the refusal code) and the bench (test/bench/scenarios/hostile.ts, which prints
 // the worst parse time per case). Sizes are what a probe sent or what the 16 MiB publish limit and
 // the 50 MiB document limit (RC-4) would let through.
