@@ -106,7 +106,7 @@ export async function startHub(options: HubOptions & { logger?: Logger }): Promi
   server.on('clientError', (err, socket) => {
     // Malformed, oversized or too slow request heads: a defined status, a log line, nothing more.
     const code = (err as { code?: string }).code;
-    const status = clientErrorStatus(code);
+    const status = clientErrorStatus(code, (err as { reason?: string }).reason);
     logger.info({ event: 'request.client_error', code, status: Number.parseInt(status, 10) }, 'malformed or oversized request');
     metrics.requestsRejected.inc({ status: status.slice(0, 3), reason: code ?? 'client_error' });
     if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
@@ -158,11 +158,12 @@ export async function startHub(options: HubOptions & { logger?: Logger }): Promi
 }
 
 /** The answer to a request head Node's parser refused (nothing of it reached the app). */
-function clientErrorStatus(code: string | undefined): string {
+function clientErrorStatus(code: string | undefined, reason: string | undefined): string {
   if (code === 'HPE_HEADER_OVERFLOW') return '431 Request Header Fields Too Large';
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return '408 Request Timeout';
-  // RFC 9112 §6.1: a transfer coding we do not implement.
-  if (code === 'HPE_INVALID_TRANSFER_ENCODING') return '501 Not Implemented';
+  // RFC 9112 §6.1: a transfer coding we do not implement (but Transfer-Encoding together with
+  // Content-Length, which the parser reports under the same code, is a smuggling shape: 400).
+  if (code === 'HPE_INVALID_TRANSFER_ENCODING' && !/content-length/i.test(reason ?? '')) return '501 Not Implemented';
   return '400 Bad Request';
 }
 

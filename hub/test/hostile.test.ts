@@ -107,6 +107,10 @@ const RAW_ROWS: RawRow[] = [
     head: (p) => `POST /hub HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/xml\r\nTransfer-Encoding: gzip\r\n\r\n` },
   { covers: 'RFC 9112 §6.1: Transfer-Encoding gzip, chunked is 501', status: 501, metric: 'status="501"',
     head: (p) => `POST /hub HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/xml\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n` },
+  { covers: 'request smuggling: Content-Length and Transfer-Encoding together', status: 400, metric: 'status="400"',
+    head: (p) => `POST /hub HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/xml\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n` },
+  { covers: 'request smuggling: two different Content-Lengths', status: 400, metric: 'status="400"',
+    head: (p) => `POST /hub HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/xml\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nabcdef` },
   { covers: 'probe: 431 had no metric (header block over 16 KiB)', status: 431, metric: 'status="431"',
     head: (p) => `GET /hub HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n` },
 ];
