@@ -10,6 +10,7 @@ import type { Logger, HubMetrics } from './observability/index.js';
 import { checkHealth } from './observability/index.js';
 import { isFormContentType, isXmlContentType, type PublishingService } from './publishing/index.js';
 import { parseHubForm, type SubscriptionService } from './subscriptions/index.js';
+import { isStoreUnavailable } from './store/index.js';
 
 export interface AppDeps {
   readonly hubPath: string;
@@ -24,6 +25,8 @@ export interface AppDeps {
   readonly ping: () => Promise<void>;
   /** False while shutting down: new requests get 503. */
   readonly accepting: () => boolean;
+  /** Extra /healthz fields (engine, this process's delivery claims, cluster role). */
+  readonly healthDetails?: () => Record<string, unknown>;
 }
 
 /** The node request under @hono/node-server; undefined when the app is driven without a socket. */
@@ -126,7 +129,7 @@ export function createApp(deps: AppDeps): Hono {
 
   app.get('/healthz', async (c) => {
     const report = await checkHealth(deps.ping);
-    return c.json(report, report.ok ? 200 : 503);
+    return c.json({ ...deps.healthDetails?.(), ...report }, report.ok ? 200 : 503);
   });
 
   app.get('/metrics', async (c) => {
@@ -136,6 +139,11 @@ export function createApp(deps: AppDeps): Hono {
 
   app.notFound((c) => c.text('not found\n', 404));
   app.onError((err, c) => {
+    if (isStoreUnavailable(err)) {
+      // The database is away: nothing was committed, so the client must retry (never 200 without a commit).
+      logger.warn({ event: 'request.store_unavailable', path: c.req.path }, 'database unavailable; answered 503');
+      return c.text('database unavailable; retry later\n', 503, { 'retry-after': '1' });
+    }
     logger.error({ event: 'request.error', err: describeError(err), path: c.req.path }, 'request failed');
     return c.text('internal error\n', 500);
   });

@@ -9,7 +9,10 @@
 // matching the connection pool, and `maxTotal` over all origins). Deliveries that find no room are
 // parked per origin and woken, first parked first, as room appears. The per-origin circuit breaker
 // (breaker.ts) decides whether an origin may be tried at all.
-import { BREAKER_STATE_VALUE, OriginBreakers, type BreakerChange, type BreakerOptions } from './breaker.js';
+import {
+  BREAKER_STATE_VALUE, DEFAULT_BREAKER_OPTIONS, OriginBreakers, type BreakerChange, type BreakerOptions,
+} from './breaker.js';
+import type { HubMetrics, Logger } from '../observability/index.js';
 import type { DeliveryOutcome } from './outcome.js';
 
 export interface OriginBudgetOptions {
@@ -190,4 +193,22 @@ export function reportBreakerChange(
   const fields = { event, origin: change.origin, from: change.from, failures: change.failures, ...(change.retryAt ? { retryAt: new Date(change.retryAt).toISOString() } : {}) };
   if (change.to === 'open') logger.warn(fields, 'callback origin not answering; deliveries to it paused');
   else logger.info(fields, change.to === 'closed' ? 'callback origin answers again' : 'probing callback origin');
+}
+
+/** The scheduler's budget: defaults filled in, breaker changes logged and put in the gauge. */
+export function createDeliveryBudget(
+  o: Partial<Omit<OriginBudgetOptions, 'global'>> | undefined,
+  deps: { readonly maxInFlight: number; readonly now: () => number; readonly logger: Logger; readonly metrics: HubMetrics },
+  pump: () => void,
+): OriginBudget {
+  const perOrigin = o?.perOrigin ?? DEFAULT_ACTIVE_PER_ORIGIN;
+  return new OriginBudget({
+    perOrigin, maxPerOrigin: Math.max(perOrigin, o?.maxPerOrigin ?? 64), global: deps.maxInFlight,
+    maxTotal: o?.maxTotal ?? deps.maxInFlight * 4, slowAfterMs: o?.slowAfterMs ?? DEFAULT_SLOW_AFTER_MS,
+    breaker: o?.breaker ?? DEFAULT_BREAKER_OPTIONS,
+  }, {
+    now: deps.now,
+    onBreakerChange: (change) => reportBreakerChange(deps.logger, deps.metrics.originBreakerState, change),
+    onRoom: pump,
+  });
 }
