@@ -3,7 +3,7 @@
 // (RT-5), stored in one transaction (seq = last_seq + 1), and only then answered.
 import type { Dispatcher } from 'undici';
 import {
-  checkOutboundUrl, describeError, formatLinkHeader, isRsnotifyError, parseChangeNotification, type OutboundPolicy,
+  checkOutboundUrl, describeError, formatLinkHeader, isRsnotifyError, parseChangeNotificationInSlices, type OutboundPolicy,
 } from '@rsnotify/shared';
 import type { Logger, HubMetrics } from '../observability/index.js';
 import type { HubRepository, StoredNotification } from '../store/index.js';
@@ -57,7 +57,7 @@ export class PublishingService {
     if (!auth.ok) return this.reject(auth.status, auth.reason, 'unauthorized', { topic });
     try {
       // RN-1..RN-3 (RT-7: 400 for a malformed payload). The parse is a check only: the stored bytes are the received ones.
-      parseChangeNotification(req.body, { maxBytes: this.deps.maxBodyBytes });
+      await parseChangeNotificationInSlices(req.body, { maxBytes: this.deps.maxBodyBytes });
     } catch (err) {
       const d = describeError(err);
       if (isRsnotifyError(err)) return this.reject(d.code === 'RS_TOO_LARGE' ? 413 : 400, d.message, d.code ?? 'invalid', { topic, source: auth.source?.name });
