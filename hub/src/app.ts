@@ -3,6 +3,9 @@
 import type { IncomingMessage } from 'node:http';
 import { Hono, type Context } from 'hono';
 import { describeError } from '@rsnotify/shared';
+import {
+  ByteBudget, drainRefused, readLimitedBody, readLimitedWebBody, UNREAD_BODY_DRAIN, type BodyRead,
+} from '@rsnotify/service-kit';
 import type { Logger, HubMetrics } from './observability/index.js';
 import { checkHealth } from './observability/index.js';
 import { isFormContentType, isXmlContentType, type PublishingService } from './publishing/index.js';
@@ -17,6 +20,8 @@ export interface AppDeps {
   readonly logger: Logger;
   readonly maxBodyBytes: number;
   readonly maxFormBytes: number;
+  /** Bytes of unauthenticated bodies (forms, open publishing) read at once, over all connections. */
+  readonly maxUnauthenticatedBodyBytes?: number;
   readonly ping: () => Promise<void>;
   /** False while shutting down: new requests get 503. */
   readonly accepting: () => boolean;
@@ -26,81 +31,100 @@ export interface AppDeps {
   readonly mounts?: readonly ((app: Hono) => void)[];
 }
 
-type Body = { ok: true; bytes: Buffer } | { ok: false; status: 413 | 400; reason: string };
-
-/** Reads a node request stream with a byte limit, without an async iterator per request (hot path). */
-function readIncoming(incoming: IncomingMessage, limit: number): Promise<Body> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    const finish = (b: Body) => { if (!done) { done = true; resolve(b); } };
-    incoming.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) { finish({ ok: false, status: 413, reason: `body larger than ${limit} bytes` }); incoming.pause(); return; }
-      chunks.push(chunk);
-    });
-    incoming.on('end', () => finish({ ok: true, bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) }));
-    incoming.on('error', (err) => finish({ ok: false, status: 400, reason: `could not read the request body: ${describeError(err).message}` }));
-    incoming.on('close', () => finish({ ok: false, status: 400, reason: 'request closed before its body was complete' }));
-  });
+/** The node request under @hono/node-server; undefined when the app is driven without a socket. */
+function incomingOf(c: Context): IncomingMessage | undefined {
+  return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
 }
 
-/** Reads the request body once, as bytes, refusing more than `limit` (413) before buffering it all. */
-async function readBody(c: Context, limit: number): Promise<Body> {
-  const declared = c.req.header('content-length');
-  if (declared !== undefined && Number(declared) > limit) return { ok: false, status: 413, reason: `body larger than ${limit} bytes` };
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  if (incoming) return readIncoming(incoming, limit);
-  try {
-    const ab = await c.req.arrayBuffer();
-    if (ab.byteLength > limit) return { ok: false, status: 413, reason: `body larger than ${limit} bytes` };
-    return { ok: true, bytes: Buffer.from(ab) };
-  } catch (err) {
-    return { ok: false, status: 400, reason: `could not read the request body: ${describeError(err).message}` };
-  }
+/** Reads the request body once, as bytes, through the shared limited reader. */
+function readBody(c: Context, limit: number, budget?: ByteBudget): Promise<BodyRead> {
+  const incoming = incomingOf(c);
+  return incoming ? readLimitedBody(incoming, { limit, budget }) : readLimitedWebBody(c.req.raw, limit);
 }
+
+/** Answered without reading the body: read and drop at most a little of it, then close. */
+function leaveBodyUnread(c: Context): void {
+  const incoming = incomingOf(c);
+  if (incoming) drainRefused(incoming, UNREAD_BODY_DRAIN);
+}
+
+/** 32 MiB: two open-publishing bodies at the 16 MiB limit, or 512 subscription forms at 64 KiB. */
+export const DEFAULT_UNAUTHENTICATED_BODY_BYTES = 32 * 1024 * 1024;
 
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
   const { logger } = deps;
+  const unauthenticated = new ByteBudget(deps.maxUnauthenticatedBodyBytes ?? DEFAULT_UNAUTHENTICATED_BODY_BYTES);
+
+  /** A refusal at the HTTP layer: one log line and one metric each (publish refusals count in publishing/). */
+  const refuse = (c: Context, status: 400 | 413 | 415 | 501 | 503, reason: string, text: string, fields: Record<string, unknown> = {}): Response => {
+    deps.metrics.requestsRejected.inc({ status: String(status), reason });
+    logger.info({ event: 'request.rejected', status, reason, ...fields }, text);
+    const headers: Record<string, string> = status === 501 ? { connection: 'close' } : status === 503 ? { 'retry-after': '1' } : {};
+    return c.text(`${text}\n`, status, headers);
+  };
+
+  // RFC 9112 §3.2: more than one Host is a 400; RFC 9112 §6.1: a transfer coding other than chunked is
+  // a 501 (we decode none), and the connection is closed since the body's end cannot be found.
+  app.use('*', async (c, next) => {
+    const incoming = incomingOf(c);
+    if (incoming) {
+      let hosts = 0;
+      const raw = incoming.rawHeaders;
+      for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') hosts++;
+      if (hosts > 1) { leaveBodyUnread(c); return refuse(c, 400, 'duplicate_host', 'more than one Host header'); }
+      const te = incoming.headers['transfer-encoding'];
+      if (te !== undefined && te.trim().toLowerCase() !== 'chunked') {
+        leaveBodyUnread(c);
+        return refuse(c, 501, 'transfer_encoding', `Transfer-Encoding ${JSON.stringify(te)} is not supported (only chunked)`);
+      }
+    }
+    await next();
+  });
 
   app.post(deps.hubPath, async function hubEndpoint(c) {
     if (!deps.accepting()) return c.text('hub is shutting down\n', 503);
     const contentType = c.req.header('content-type');
     if (isFormContentType(contentType)) {
-      const body = await readBody(c, deps.maxFormBytes);
-      if (!body.ok) return c.text(`${body.reason}\n`, body.status, { connection: 'close' });
+      // Forms are small and carry no credentials in headers: their bytes count against the shared
+      // unauthenticated budget while they are read.
+      const body = await readBody(c, deps.maxFormBytes, unauthenticated);
+      if (!body.ok) return refuse(c, body.status, body.code === 'RSN_BODY_TOO_LARGE' ? 'form_too_large' : body.code, body.reason);
       const parsed = parseHubForm(new URLSearchParams(body.bytes.toString('utf8')));
-      if (!parsed.ok) {
-        logger.info({ event: 'request.rejected', status: parsed.status, reason: parsed.reason }, 'invalid hub request');
-        return c.text(`${parsed.reason}\n`, parsed.status);
-      }
+      if (!parsed.ok) return refuse(c, parsed.status, 'invalid_form', parsed.reason);
       const req = parsed.value;
       if (req.mode === 'publish') {
         const r = await deps.publishing.publishTopics(req.topics, c.req.header('authorization'));
         return r.ok ? c.text('published\n', 200) : c.text(`${r.reason}\n`, r.status);
       }
       const r = await deps.subscriptions.accept(req);
+      if (!r.ok) deps.metrics.requestsRejected.inc({ status: String(r.status), reason: 'subscription' });
       // WH-3, RT-9: 202 whatever the verification will say.
       return r.ok ? c.text('accepted; verification of intent follows\n', 202) : c.text(`${r.reason}\n`, r.status);
     }
     if (isXmlContentType(contentType)) {
-      const body = await readBody(c, deps.maxBodyBytes);
-      if (!body.ok) {
-        deps.metrics.publishRejected.inc({ reason: 'too_large' });
-        logger.info({ event: 'publish.rejected', status: body.status, reason: body.reason }, 'publish refused');
-        return c.text(`${body.reason}\n`, body.status, { connection: 'close' });
+      const linkHeader = c.req.header('link');
+      const authorization = c.req.header('authorization');
+      // Link, token and ownership are decided by the headers: a refusal reads (almost) none of the body.
+      const admission = await deps.publishing.admit(linkHeader, authorization);
+      if (!admission.ok) {
+        leaveBodyUnread(c);
+        return c.text(`${admission.reason}\n`, admission.status, admission.status === 401 ? { 'www-authenticate': 'Bearer' } : {});
       }
-      const r = await deps.publishing.acceptNotification({
-        contentType: contentType!, linkHeader: c.req.header('link'), authorization: c.req.header('authorization'), body: body.bytes,
-      });
+      const body = await readBody(c, deps.maxBodyBytes, admission.authenticated ? undefined : unauthenticated);
+      if (!body.ok) {
+        const reason = body.code === 'RSN_BODY_TOO_LARGE' ? 'too_large' : body.code === 'RSN_BODY_BUDGET_EXHAUSTED' ? 'busy' : 'unreadable';
+        deps.metrics.publishRejected.inc({ reason });
+        logger.info({ event: 'publish.rejected', status: body.status, code: body.code, reason: body.reason, topic: admission.topic }, 'publish refused');
+        return c.text(`${body.reason}\n`, body.status, body.status === 503 ? { 'retry-after': '1' } : {});
+      }
+      const r = await deps.publishing.acceptNotification({ contentType: contentType!, linkHeader, authorization, body: body.bytes });
       // RT-7, M-2: 200 only once the notification is durably stored.
       if (!r.ok) return c.text(`${r.reason}\n`, r.status, r.status === 401 ? { 'www-authenticate': 'Bearer' } : {});
       return c.text('accepted\n', 200);
     }
-    logger.info({ event: 'request.rejected', status: 415, contentType }, 'unsupported content type');
-    return c.text('Content-Type must be application/x-www-form-urlencoded (subscribe, unsubscribe, publish) or application/xml (ResourceSync notification)\n', 415);
+    leaveBodyUnread(c);
+    return refuse(c, 415, 'unsupported_media_type', 'Content-Type must be application/x-www-form-urlencoded (subscribe, unsubscribe, publish) or application/xml (ResourceSync notification)', { contentType });
   });
 
   app.get(deps.hubPath, (c) => c.text('rsnotify WebSub hub: POST subscription requests and notifications here\n', 200));

@@ -3,6 +3,7 @@
 // database directly (they work while the hub runs: SQLite WAL allows a second connection).
 // Every serve flag is also an RSNOTIFY_HUB_* environment variable and a key of the --config file;
 // precedence: flag > environment > config file > default.
+import { redactUrl } from '@rsnotify/service-kit';
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
@@ -225,13 +226,14 @@ export function buildProgram(): Command {
 
   program.command('subscriptions').description('list subscriptions (one JSON line each)')
     .option('--topic <url>', 'only this topic').option('--db <file>', 'SQLite database file or postgres:// URL')
-    .action(async (o: { topic?: string; db?: string }) => {
+    .option('--show-callbacks', 'print callback URLs in full (their paths are often capabilities); default: origin and a hash of the path')
+    .action(async (o: { topic?: string; db?: string; showCallbacks?: boolean }) => {
       const { store } = await openDirectory(o.db);
       try {
         const now = Date.now();
         for (const s of await store.listSubscriptions(o.topic ? { topicUrl: normaliseTopicUrl(o.topic) } : {})) {
           printJson({
-            topic: s.topicAsGiven, callback: s.callback, state: s.leaseExpiresAt > now ? 'active' : 'expired',
+            topic: s.topicAsGiven, callback: o.showCallbacks ? s.callback : redactUrl(s.callback), state: s.leaseExpiresAt > now ? 'active' : 'expired',
             leaseExpiresAt: new Date(s.leaseExpiresAt).toISOString(), signed: s.secret !== undefined, deliveredSeq: s.deliveredSeq,
             attempts: s.attempts, lastStatus: s.lastStatus, lastError: s.lastError,
           });

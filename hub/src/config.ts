@@ -26,9 +26,11 @@ export interface HubOptions {
   requestTimeoutMs?: number;
   /** Largest accepted publish body (413 above), default 16 MiB. */
   maxBodyBytes?: number;
+  /** Bytes of unauthenticated request bodies read at once over all connections (503 above), default 32 MiB. */
+  maxUnauthenticatedBodyBytes?: number;
   /** Global limit of deliveries in flight, default 256. */
   maxInFlight?: number;
-  /** Keep-alive connections per callback origin, default 16. */
+  /** Keep-alive connections per callback origin (also the ceiling of deliveries in flight to it), default 64. */
   connectionsPerOrigin?: number;
   /** RT-6: HEAD the topic after accepting a notification (at most every 10 min per topic), default true. */
   checkTopics?: boolean;
@@ -59,6 +61,7 @@ export interface HubConfig {
   readonly logLevel: string;
   readonly requestTimeoutMs: number;
   readonly maxBodyBytes: number;
+  readonly maxUnauthenticatedBodyBytes: number;
   readonly maxInFlight: number;
   readonly connectionsPerOrigin: number;
   readonly checkTopics: boolean;
@@ -102,6 +105,7 @@ export const hubOptionsSchema = z.object({
   logLevel: z.enum(LOG_LEVELS).optional(),
   requestTimeoutMs: positiveInt.optional(),
   maxBodyBytes: positiveInt.optional(),
+  maxUnauthenticatedBodyBytes: positiveInt.optional(),
   maxInFlight: positiveInt.optional(),
   connectionsPerOrigin: positiveInt.optional(),
   checkTopics: z.boolean().optional(),
@@ -150,8 +154,9 @@ export function resolveHubConfig(options: HubOptions): HubConfig {
     logLevel: o.logLevel ?? 'info',
     requestTimeoutMs: o.requestTimeoutMs ?? 10_000,
     maxBodyBytes: o.maxBodyBytes ?? 16 * 1024 * 1024,
+    maxUnauthenticatedBodyBytes: o.maxUnauthenticatedBodyBytes ?? 32 * 1024 * 1024,
     maxInFlight: o.maxInFlight ?? 256,
-    connectionsPerOrigin: o.connectionsPerOrigin ?? 16,
+    connectionsPerOrigin: o.connectionsPerOrigin ?? 64,
     checkTopics: o.checkTopics ?? true,
     replayWindowMs: o.replayWindowMs ?? 3_600_000,
     bridge: {

@@ -74,6 +74,8 @@ export async function startHub(options: HubOptions & { logger?: Logger }): Promi
   scheduler = new DeliveryScheduler({
     store, send: createSender(agent, { timeoutMs: config.requestTimeoutMs }), cache: new NotificationCache(64 * 1024 * 1024),
     logger, metrics, retry: config.retry, maxInFlight: config.maxInFlight, now, random: Math.random, ownership: coordinator,
+    // Stalled deliveries keep their connection: the per-origin ceiling is the connection pool's size.
+    originBudget: { perOrigin: Math.min(8, config.connectionsPerOrigin), maxPerOrigin: config.connectionsPerOrigin },
   });
   const deliveries = scheduler;
   let verifier: VerificationWorker | undefined;
@@ -156,6 +158,7 @@ export async function startHub(options: HubOptions & { logger?: Logger }): Promi
   const hubPath = new URL(config.publicUrl ?? 'http://x/hub').pathname;
   const app = createApp({
     hubPath, subscriptions, publishing, metrics, logger, maxBodyBytes: config.maxBodyBytes, maxFormBytes: 64 * 1024,
+    maxUnauthenticatedBodyBytes: config.maxUnauthenticatedBodyBytes,
     ping: () => store.ping(), accepting: () => accepting,
     mounts: bridge ? [(a) => mountBridgeRoutes(a, hubPath, bridge, () => url)] : [],
     healthDetails: () => (pgStore
@@ -166,6 +169,8 @@ export async function startHub(options: HubOptions & { logger?: Logger }): Promi
   const server = await new Promise<Server>((resolve, reject) => {
     const s = serve({
       fetch: app.fetch, port: config.port, hostname: config.host,
+      // Refused bodies are drained by the app itself, within its own bounds (service-kit body-limit).
+      autoCleanupIncoming: false,
       serverOptions: { requestTimeout: 60_000, headersTimeout: 15_000, maxHeaderSize: 16 * 1024, keepAliveTimeout: 30_000 },
     }, () => resolve(s as Server)) as Server;
     s.once('error', reject);
@@ -181,9 +186,9 @@ export async function startHub(options: HubOptions & { logger?: Logger }): Promi
   server.on('clientError', (err, socket) => {
     // Malformed, oversized or too slow request heads: a defined status, a log line, nothing more.
     const code = (err as { code?: string }).code;
-    logger.info({ event: 'request.client_error', code }, 'malformed or oversized request');
-    const status = code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large'
-      : code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
+    const status = clientErrorStatus(code, (err as { reason?: string }).reason);
+    logger.info({ event: 'request.client_error', code, status: Number.parseInt(status, 10) }, 'malformed or oversized request');
+    metrics.requestsRejected.inc({ status: status.slice(0, 3), reason: code ?? 'client_error' });
     if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     else socket.destroy();
   });
@@ -240,6 +245,16 @@ export async function startHub(options: HubOptions & { logger?: Logger }): Promi
       return closing;
     },
   };
+}
+
+/** The answer to a request head Node's parser refused (nothing of it reached the app). */
+function clientErrorStatus(code: string | undefined, reason: string | undefined): string {
+  if (code === 'HPE_HEADER_OVERFLOW') return '431 Request Header Fields Too Large';
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return '408 Request Timeout';
+  // RFC 9112 §6.1: a transfer coding we do not implement (but Transfer-Encoding together with
+  // Content-Length, which the parser reports under the same code, is a smuggling shape: 400).
+  if (code === 'HPE_INVALID_TRANSFER_ENCODING' && !/content-length/i.test(reason ?? '')) return '501 Not Implemented';
+  return '400 Bad Request';
 }
 
 function stripUndefined<T extends object>(o: T): T {

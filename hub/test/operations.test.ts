@@ -61,7 +61,7 @@ test('CLI: subscriptions lists the subscriptions, filtered by --topic', async (t
   assert.equal(rows.length, 2);
   assert.ok(rows.every((x) => x.state === 'active' && x.signed));
   assert.ok(!all.lines.join('\n').includes('never-printed'), 'secrets are not printed');
-  const one = await runHubCli(['subscriptions', '--topic', 'http://x.test/two', '--db', db]);
+  const one = await runHubCli(['subscriptions', '--topic', 'http://x.test/two', '--db', db, '--show-callbacks']);
   const filtered = one.lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { callback: string });
   assert.deepEqual(filtered.map((x) => x.callback), [r.url('/2')]);
   // Structured logs name topic and callback.

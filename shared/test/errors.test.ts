@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   DateTimeError, DiscoveryError, DocumentError, OutboundAddressError, OutboundUrlError, RsnotifyError, checkOutboundUrl, describeError,
-  isRsnotifyError, parseChangeNotification, parseDateTime, parseDocument,
+  isRsnotifyError, parseChangeNotification, parseDateTime, parseDocument, XmlLimitError,
 } from '@rsnotify/shared';
 
 const URLSET = '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">';
@@ -27,6 +27,14 @@ const TABLE: { code: string; name: string; cls: new (...args: never[]) => Rsnoti
   { code: 'RS_BAD_ATTRIBUTE', name: 'DocumentError', cls: DocumentError, make: () => thrown(() => parseDocument(`${URLSET}<url><loc>a</loc><rs:md change="x"/></url></urlset>`)) },
   { code: 'RS_BAD_DATETIME', name: 'DocumentError', cls: DocumentError, make: () => thrown(() => parseDocument(`${URLSET}<rs:md at="x"/></urlset>`)) },
   { code: 'RS_NOTIFICATION_INVALID', name: 'DocumentError', cls: DocumentError, make: () => thrown(() => parseChangeNotification(`${URLSET}</urlset>`)) },
+  { code: 'RS_XML_NOT_UTF8', name: 'DocumentError', cls: DocumentError, make: () => thrown(() => parseDocument(Buffer.from([0x3c, 0xff]))) },
+  { code: 'RS_NAMESPACE_MISSING', name: 'DocumentError', cls: DocumentError, make: () => thrown(() => parseDocument('<urlset/>')) },
+  { code: 'RS_XML_TOO_DEEP', name: 'XmlLimitError', cls: XmlLimitError, make: () => thrown(() => parseDocument(`${URLSET}<a><b/></a></urlset>`, { limits: { maxDepth: 2 } })) },
+  { code: 'RS_XML_TOO_MANY_ATTRIBUTES', name: 'XmlLimitError', cls: XmlLimitError, make: () => thrown(() => parseDocument(`${URLSET}<a x="1" y="2" z="3"/></urlset>`, { limits: { maxAttributes: 2 } })) },
+  { code: 'RS_XML_TOO_MANY_ELEMENTS', name: 'XmlLimitError', cls: XmlLimitError, make: () => thrown(() => parseDocument(`${URLSET}<a/><a/></urlset>`, { limits: { maxElements: 2 } })) },
+  { code: 'RS_XML_NAME_TOO_LONG', name: 'XmlLimitError', cls: XmlLimitError, make: () => thrown(() => parseDocument(`${URLSET}<abcdefgh/></urlset>`, { limits: { maxNameLength: 7 } })) },
+  { code: 'RS_XML_VALUE_TOO_LONG', name: 'XmlLimitError', cls: XmlLimitError, make: () => thrown(() => parseDocument(`${URLSET}<a x="12345"/></urlset>`, { limits: { maxAttributeValueLength: 4 } })) },
+  { code: 'RS_XML_TEXT_TOO_LONG', name: 'XmlLimitError', cls: XmlLimitError, make: () => thrown(() => parseDocument(`${URLSET}<a>12345</a></urlset>`, { limits: { maxTextLength: 4 } })) },
   { code: 'RS_BAD_DATETIME', name: 'DateTimeError', cls: DateTimeError, make: () => thrown(() => parseDateTime('x')) },
   { code: 'RSN_OUTBOUND_PRIVATE_ADDRESS', name: 'OutboundAddressError', cls: OutboundAddressError, make: () => thrown(() => checkOutboundUrl('http://10.0.0.1/', { allowPrivateNetworks: false })) },
   { code: 'RSN_OUTBOUND_BAD_URL', name: 'OutboundUrlError', cls: OutboundUrlError, make: () => thrown(() => checkOutboundUrl('gopher://x/', { allowPrivateNetworks: false })) },
@@ -60,7 +68,7 @@ test('no error code in shared/src is missing from the table', async () => {
     for (const name of await readdir(dir)) {
       const p = join(dir, name);
       if ((await stat(p)).isDirectory()) await scan(p);
-      else if (name.endsWith('.ts')) for (const m of (await readFile(p, 'utf8')).matchAll(/'(RSN?_[A-Z_]+)'/g)) codes.add(m[1]!);
+      else if (name.endsWith('.ts')) for (const m of (await readFile(p, 'utf8')).matchAll(/'(RSN?_[A-Z0-9_]+)'/g)) codes.add(m[1]!);
     }
   }
   await scan(src);

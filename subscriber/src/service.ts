@@ -112,7 +112,7 @@ export async function startSubscriber(config: SubscriberConfig | ResolvedConfig,
     onDelivered: (sourceId, inboxId, body, receivedAt) => runners.get(sourceId)?.delivered(inboxId, body, receivedAt),
     onSubscriptionChanged: (rec) => runners.get(rec.sourceId)?.subscriptionChanged(rec),
   });
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  const server = createAdaptorServer({ fetch: app.fetch, autoCleanupIncoming: false }) as Server;
   let port: number;
   try {
     port = await listen(server, cfg.listen.host, cfg.listen.port);

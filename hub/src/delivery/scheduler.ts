@@ -12,6 +12,7 @@ import type { NotificationCache } from './cache.js';
 import type { DeliveryOutcome } from './outcome.js';
 import { nextStep, type RetryPolicy } from './retry-policy.js';
 import { deliveryTarget, type DeliveryTarget, type SendDelivery } from './sender.js';
+import { createDeliveryBudget, type OriginBudget, type OriginBudgetOptions, type OriginSlot } from './origin-budget.js';
 
 interface TopicState {
   readonly id: number;
@@ -54,6 +55,8 @@ export interface SchedulerDeps {
   readonly flushDelayMs?: number;
   /** Which subscriptions this process drives (several hub processes on one database); default all. */
   readonly ownership?: DeliveryOwnership;
+  /** Per-origin budgets and breaker (origin-budget.ts); `global` is always maxInFlight. */
+  readonly originBudget?: Partial<Omit<OriginBudgetOptions, 'global'>>;
 }
 
 export class DeliveryScheduler {
@@ -71,7 +74,11 @@ export class DeliveryScheduler {
   private readonly releasing = new Set<number>();
   private flushFailures = 0;
 
-  constructor(private readonly deps: SchedulerDeps) {}
+  private readonly budget: OriginBudget;
+
+  constructor(private readonly deps: SchedulerDeps) {
+    this.budget = createDeliveryBudget(deps.originBudget, deps, () => this.pump());
+  }
 
   /** Loads every topic and subscription: pending deliveries resume where the stored cursors are. */
   async start(): Promise<void> {
@@ -146,6 +153,7 @@ export class DeliveryScheduler {
     const sub = this.subs.get(id);
     if (!sub) return;
     sub.removed = true;
+    this.budget.unpark(sub.target.origin, sub.id);
     if (sub.timer) clearTimeout(sub.timer);
     sub.timer = undefined;
     this.subs.delete(id);
@@ -167,6 +175,7 @@ export class DeliveryScheduler {
   /** Stops starting deliveries, waits for those in flight (up to graceMs), writes the cursors. */
   async close(graceMs = 5_000): Promise<void> {
     this.closed = true;
+    this.budget.close();
     for (const sub of this.subs.values()) { if (sub.timer) clearTimeout(sub.timer); sub.timer = undefined; }
     if (this.inFlight > 0) {
       await new Promise<void>((resolve) => {
@@ -224,12 +233,15 @@ export class DeliveryScheduler {
   }
 
   private pump(): void {
-    const max = this.deps.maxInFlight;
-    while (!this.closed && this.inFlight < max && this.readyHead < this.ready.length) {
+    while (!this.closed && this.budget.hasRoom() && this.readyHead < this.ready.length) {
       const sub = this.ready[this.readyHead++]!;
       sub.queued = false;
       if (sub.removed || sub.inFlight || sub.deliveredSeq >= sub.topic.lastSeq || this.releasing.has(sub.id)) continue;
-      void this.deliver(sub);
+      // Per-origin budget and breaker: no room at this origin parks the subscription until there is.
+      const slot = this.budget.tryAcquire(sub.target.origin, sub.attempts > 0);
+      if (!slot) { this.budget.park(sub.target.origin, sub.id, () => this.consider(sub)); continue; }
+      this.budget.unpark(sub.target.origin, sub.id);
+      void this.deliver(sub, slot);
     }
     if (this.readyHead > 1024 && this.readyHead * 2 > this.ready.length) {
       this.ready = this.ready.slice(this.readyHead);
@@ -240,7 +252,7 @@ export class DeliveryScheduler {
     }
   }
 
-  private async deliver(sub: SubState): Promise<void> {
+  private async deliver(sub: SubState, slot: OriginSlot): Promise<void> {
     sub.inFlight = true;
     this.inFlight++;
     const seq = sub.deliveredSeq + 1;
@@ -262,6 +274,8 @@ export class DeliveryScheduler {
     this.inFlight--;
     sub.inFlight = false;
     if (!sub.removed) this.complete(sub, seq, notification, outcome);
+    // After complete: the slot's release may start queued deliveries, this subscription's next included.
+    this.budget.release(slot, outcome);
     if (this.inFlight === 0 && this.idleWaiters.length > 0) {
       for (const w of this.idleWaiters.splice(0)) w();
     }

@@ -18,6 +18,10 @@ export class HubMetrics {
   readonly deliveryLatency: Histogram;
   readonly verifications: Counter<'mode' | 'result'>;
   readonly topicChecks: Counter<'result'>;
+  /** Every refusal at the HTTP layer that is not a publish refusal (forms, 415, 413, 431, 400, 501, 503). */
+  readonly requestsRejected: Counter<'status' | 'reason'>;
+  /** Per callback origin: 0 closed, 1 half-open, 2 open (delivery/breaker.ts). */
+  readonly originBreakerState: Gauge<'origin'>;
 
   constructor(sources: MetricSources) {
     const registers = [this.registry];
@@ -29,6 +33,8 @@ export class HubMetrics {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300], registers,
     });
     this.verifications = new Counter({ name: 'rsnotify_hub_verifications_total', help: 'Verifications of intent and denials by result', labelNames: ['mode', 'result'], registers });
+    this.requestsRejected = new Counter({ name: 'rsnotify_hub_requests_rejected_total', help: 'Requests refused at the HTTP layer (other than publish refusals) by status and reason', labelNames: ['status', 'reason'], registers });
+    this.originBreakerState = new Gauge({ name: 'rsnotify_hub_origin_breaker_state', help: 'Delivery circuit breaker per callback origin: 0 closed, 1 half-open, 2 open', labelNames: ['origin'], registers });
     this.topicChecks = new Counter({ name: 'rsnotify_hub_topic_checks_total', help: 'RT-6 topic URI checks by result', labelNames: ['result'], registers });
     new Gauge({
       name: 'rsnotify_hub_subscriptions', help: 'Subscriptions by state', labelNames: ['state'], registers,

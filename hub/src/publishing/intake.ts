@@ -1,6 +1,8 @@
 // Checks of a ResourceSync publish request before its body is looked at (RT-4, RT-7, M-1, M-4). Pure.
 import { linksWithRel, parseLinkHeader, normaliseTopicUrl } from '@rsnotify/shared';
 import { checkHttpUrl } from '../subscriptions/request.js';
+import type { SourceRecord } from '../store/index.js';
+import { authorizePublish, bearerToken, findOwner, tokenMatches } from '../tenants/index.js';
 
 export type IntakeCheck<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly status: 400 | 415; readonly reason: string };
 
@@ -35,4 +37,26 @@ export function readIntakeLinks(linkHeader: string | undefined): IntakeCheck<Int
   const bad = checkHttpUrl(topic, 'rel="self"');
   if (bad) return { ok: false, status: 400, reason: bad };
   return { ok: true, value: { topicAsSent: selfs[0]!, topic, hubs } };
+}
+
+export type Admission =
+  | { readonly ok: true; readonly topic: string; readonly authenticated: boolean }
+  | { readonly ok: false; readonly status: 400 | 401 | 403; readonly reason: string; readonly code: 'links' | 'unauthorized'; readonly topic?: string };
+
+/**
+ * Everything about a publish that the headers decide (RT-4, RT-5, RT-7), taken before one byte of
+ * the body is read: the Link header, the token and the Source owning the topic. `authenticated` is
+ * false only with open publishing and no owner token, whose bodies count against the shared
+ * unauthenticated byte budget.
+ */
+export function admitPublish(sources: readonly SourceRecord[], linkHeader: string | undefined, authorization: string | undefined, openPublishing: boolean): Admission {
+  const links = readIntakeLinks(linkHeader);
+  if (!links.ok) return { ok: false, status: links.status === 415 ? 400 : links.status, reason: links.reason, code: 'links' };
+  const topic = links.value.topic;
+  const token = bearerToken(authorization);
+  const auth = authorizePublish(sources, topic, token, openPublishing);
+  if (!auth.ok) return { ok: false, status: auth.status, reason: auth.reason, code: 'unauthorized', topic };
+  const owner = findOwner(sources, topic);
+  const authenticated = !openPublishing || (owner !== undefined && token !== undefined && tokenMatches(token, owner.tokenHash));
+  return { ok: true, topic, authenticated };
 }

@@ -3,12 +3,12 @@
 // (RT-5), stored in one transaction (seq = last_seq + 1), and only then answered.
 import type { Dispatcher } from 'undici';
 import {
-  checkOutboundUrl, describeError, formatLinkHeader, isRsnotifyError, parseChangeNotification, type OutboundPolicy,
+  checkOutboundUrl, describeError, formatLinkHeader, isRsnotifyError, parseChangeNotificationInSlices, type OutboundPolicy,
 } from '@rsnotify/shared';
 import type { Logger, HubMetrics } from '../observability/index.js';
 import type { HubRepository, StoredNotification } from '../store/index.js';
 import { authorizePublish, bearerToken, type TenantDirectory } from '../tenants/index.js';
-import { readIntakeLinks } from './intake.js';
+import { admitPublish, readIntakeLinks, type Admission } from './intake.js';
 import type { TopicChecker } from './topic-check.js';
 import { deliveryTarget } from '../delivery/sender.js';
 
@@ -41,6 +41,13 @@ export class PublishingService {
     return { ok: false, status, reason };
   }
 
+  /** The header checks of a publish, before its body is read (refusals logged and counted here). */
+  async admit(linkHeader: string | undefined, authorization: string | undefined): Promise<Admission> {
+    const a = admitPublish(await this.deps.tenants.sources(), linkHeader, authorization, this.deps.openPublishing);
+    if (!a.ok) this.reject(a.status, a.reason, a.code, a.topic === undefined ? {} : { topic: a.topic });
+    return a;
+  }
+
   /** RT-4 intake: `body` is the request body as received; it is stored and relayed byte for byte. */
   async acceptNotification(req: { contentType: string; linkHeader: string | undefined; authorization: string | undefined; body: Buffer }): Promise<PublishResult> {
     const links = readIntakeLinks(req.linkHeader);
@@ -50,7 +57,7 @@ export class PublishingService {
     if (!auth.ok) return this.reject(auth.status, auth.reason, 'unauthorized', { topic });
     try {
       // RN-1..RN-3 (RT-7: 400 for a malformed payload). The parse is a check only: the stored bytes are the received ones.
-      parseChangeNotification(req.body.toString('utf8'), { maxBytes: this.deps.maxBodyBytes });
+      await parseChangeNotificationInSlices(req.body, { maxBytes: this.deps.maxBodyBytes });
     } catch (err) {
       const d = describeError(err);
       if (isRsnotifyError(err)) return this.reject(d.code === 'RS_TOO_LARGE' ? 413 : 400, d.message, d.code ?? 'invalid', { topic, source: auth.source?.name });

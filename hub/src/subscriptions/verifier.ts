@@ -18,15 +18,27 @@ export interface VerifierDeps {
   readonly now: () => number;
   readonly timeoutMs: number;
   readonly concurrency: number;
+  /** Verifications in flight per callback origin (default 4): one slow origin cannot take them all. */
+  readonly perOrigin?: number;
   readonly onSubscribed: (s: Subscription) => void;
   readonly onUnsubscribed: (s: Subscription) => void;
 }
 
 const MAX_CHALLENGE_ECHO = 1024;
+/**
+ * Due intents read per pass: far more than can run, so that intents of other origins behind a
+ * long run of one slow origin's intents are found (intents come in id order).
+ */
+const DUE_WINDOW = 4096;
+
+function originOf(callback: string): string {
+  try { return new URL(callback).origin; } catch { return callback; }
+}
 
 export class VerificationWorker {
   private readonly active = new Map<number, Promise<void>>();
   private readonly busyPairs = new Set<string>();
+  private readonly activePerOrigin = new Map<string, number>();
   private ticking = false;
   private tickAgain = false;
   private timer: NodeJS.Timeout | undefined;
@@ -57,18 +69,27 @@ export class VerificationWorker {
       do {
         this.tickAgain = false;
         if (this.closed || this.active.size >= this.deps.concurrency) break;
-        const due = await this.deps.store.dueIntents(this.deps.now(), this.deps.concurrency * 4);
+        const due = await this.deps.store.dueIntents(this.deps.now(), Math.max(DUE_WINDOW, this.deps.concurrency * 4));
+        const perOrigin = this.deps.perOrigin ?? 4;
         for (const intent of due) {
           if (this.active.size >= this.deps.concurrency) break;
           const pair = `${intent.topicUrl}\n${intent.callback}`;
           // One verification per (topic, callback) at a time, so a later request is applied after an earlier one.
           if (this.active.has(intent.id) || this.busyPairs.has(pair)) continue;
+          // Per-origin fairness: an origin whose callbacks hang holds at most `perOrigin` slots.
+          const origin = originOf(intent.callback);
+          const atOrigin = this.activePerOrigin.get(origin) ?? 0;
+          if (atOrigin >= perOrigin) continue;
+          this.activePerOrigin.set(origin, atOrigin + 1);
           this.busyPairs.add(pair);
           const run = this.process(intent).catch((err: unknown) => {
             this.deps.logger.error({ event: 'verification.error', err: describeError(err), topic: intent.topicUrl, callback: intent.callback }, 'verification crashed');
           }).finally(() => {
             this.active.delete(intent.id);
             this.busyPairs.delete(pair);
+            const left = (this.activePerOrigin.get(origin) ?? 1) - 1;
+            if (left > 0) this.activePerOrigin.set(origin, left);
+            else this.activePerOrigin.delete(origin);
             this.wake();
           });
           this.active.set(intent.id, run);

@@ -1,6 +1,7 @@
 // The typed model of every ResourceSync document (RS §7-§13, RS-CN §3). One model for all kinds:
 // the root element plus `rs:md/@capability` select the `kind`; attributes are typed; everything we
 // do not model (unknown attributes, unknown elements, namespace declarations) is kept for round trips.
+import type { XmlLimits } from '../xml/limits.js';
 import type { DateTime } from '../time/index.js';
 import type { HashList } from '../hashes/index.js';
 
@@ -151,4 +152,6 @@ export interface ParseOptions {
   readonly baseUrl?: string;
   /** Refuse larger input with RS_TOO_LARGE. Default 52,428,800 (50 MiB, RC-4). */
   readonly maxBytes?: number;
+  /** Shape limits checked while parsing (xml/limits.ts); unset fields keep their defaults. */
+  readonly limits?: Partial<XmlLimits>;
 }

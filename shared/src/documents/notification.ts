@@ -1,10 +1,10 @@
 // The strict reader for change notifications, on the hub's publish path and the subscriber's
 // intake: one parse pass, with the RN rules checked as the entries stream by.
 import { compareDateTime } from '../time/index.js';
-import { buildDocument } from './parse.js';
+import { buildDocument, buildDocumentInSlices } from './parse.js';
 import { DocumentError } from './errors.js';
 import type { ChangeNotification, DocumentKind, Entry, ParseOptions } from './model.js';
-import type { DocumentHeader } from './builder.js';
+import type { BuilderEvents, DocumentBuilder, DocumentHeader } from './builder.js';
 
 function invalid(reason: string, details: Record<string, unknown> = {}): DocumentError {
   return new DocumentError('RS_NOTIFICATION_INVALID', `not a valid change notification: ${reason}`, { details: { reason, ...details } });
@@ -23,11 +23,10 @@ function checkHeader(header: DocumentHeader): void {
   if (compareDateTime(until, from) < 0) throw invalid(`until ${until.lexical} is before from ${from.lexical} (RN-3)`);
 }
 
-/** Parses and checks a change notification (RN-1, RN-2, RN-3, RN-10): RS_NOTIFICATION_INVALID otherwise. */
-export function parseChangeNotification(xml: string, options: ParseOptions = {}): ChangeNotification {
-  const entries: Entry[] = [];
+/** The RN checks as builder events; `entries` collects the checked entries. */
+function notificationEvents(entries: Entry[]): BuilderEvents {
   let index = 0;
-  const builder = buildDocument(xml, options, {
+  return {
     // The header arrives before the first entry, so a wrong document fails before its entries are read.
     header: checkHeader,
     entry(entry) {
@@ -36,9 +35,24 @@ export function parseChangeNotification(xml: string, options: ParseOptions = {})
       index++;
       entries.push(entry);
     },
-  });
+  };
+}
+
+function finish(builder: DocumentBuilder, entries: Entry[]): ChangeNotification {
   const doc = builder.document(entries);
   const kind: DocumentKind = doc.kind;
   if (kind !== 'change-notification') throw invalid(`document kind is ${kind}`);
   return { ...doc, kind, from: doc.md.from!, until: doc.md.until! } as ChangeNotification;
+}
+
+/** Parses and checks a change notification (RN-1, RN-2, RN-3, RN-10): RS_NOTIFICATION_INVALID otherwise. */
+export function parseChangeNotification(xml: string | Uint8Array, options: ParseOptions = {}): ChangeNotification {
+  const entries: Entry[] = [];
+  return finish(buildDocument(xml, options, notificationEvents(entries)), entries);
+}
+
+/** parseChangeNotification for servers: yields to the event loop every 64 Ki characters. */
+export async function parseChangeNotificationInSlices(xml: string | Uint8Array, options: ParseOptions = {}): Promise<ChangeNotification> {
+  const entries: Entry[] = [];
+  return finish(await buildDocumentInSlices(xml, options, notificationEvents(entries)), entries);
 }

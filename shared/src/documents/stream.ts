@@ -2,8 +2,9 @@
 // Lists, Resource Lists). Bytes are counted as they arrive, so an oversized body fails early; the
 // events queued by one chunk are yielded before the next chunk is read, so memory stays flat.
 import { DEFAULT_MAX_BYTES, XmlReader, tooLarge } from '../xml/safe-parse.js';
+import { DEFAULT_STREAM_XML_LIMITS, resolveXmlLimits } from '../xml/limits.js';
+import { notUtf8 } from '../xml/utf8.js';
 import { DocumentBuilder, type DocumentHeader } from './builder.js';
-import { DocumentError } from './errors.js';
 import type { Entry, ParseOptions } from './model.js';
 
 export type { DocumentHeader } from './builder.js';
@@ -27,14 +28,14 @@ export async function* streamDocument(
     header: (header) => queue.push({ type: 'header', header }),
     entry: (entry) => queue.push({ type: 'entry', entry }),
   });
-  const reader = new XmlReader(builder);
+  const reader = new XmlReader(builder, resolveXmlLimits(DEFAULT_STREAM_XML_LIMITS, options.limits));
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let bytes = 0;
   const decode = (chunk: Uint8Array, stream: boolean): string => {
     try {
       return decoder.decode(chunk, { stream });
-    } catch (err) {
-      throw new DocumentError('RS_XML_MALFORMED', `malformed XML: not UTF-8 near byte ${bytes}`, { cause: err, details: { bytes } });
+    } catch {
+      throw notUtf8(bytes);
     }
   };
   for await (const chunk of chunks) {

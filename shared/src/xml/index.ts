@@ -2,3 +2,5 @@
 // escaping for the serialiser. Not part of the package's public surface.
 export * from './safe-parse.js';
 export * from './escape.js';
+export * from './limits.js';
+export * from './utf8.js';

@@ -5,6 +5,7 @@
 // Well-formedness is checked in the same single pass (no separate validator run).
 import { SaxesParser, type SaxesTagNS } from 'saxes';
 import { DocumentError } from '../documents/errors.js';
+import { DEFAULT_XML_LIMITS, XmlLimitError, type XmlLimitCode, type XmlLimits } from './limits.js';
 
 /** RC-4: the community limit of 50 MB per document, as bytes (50 MiB). */
 export const DEFAULT_MAX_BYTES = 52_428_800;
@@ -71,17 +72,70 @@ function lineAt(text: string, index: number): number {
   return line;
 }
 
-/** An incremental, namespace-aware reader; errors become RS_XML_MALFORMED / RS_DOCTYPE_FORBIDDEN. */
+/** Input is fed to saxes in slices of this many characters (see XmlReader.write). */
+const WRITE_SLICE = 64 * 1024;
+
+/** RN-1, RC-1: a `urlset`/`sitemapindex` root without any namespace is refused (another one is RS_UNKNOWN_ROOT). */
+const SITEMAP_NAMESPACE = 'http://www.sitemaps.org/schemas/sitemap/0.9';
+
+function namespaceMissing(tag: XmlTag, line: number): DocumentError {
+  return new DocumentError('RS_NAMESPACE_MISSING',
+    `root element <${tag.name}> is not in the sitemap namespace ${SITEMAP_NAMESPACE} (RN-1, line ${line})`, {
+      details: { element: tag.name, namespace: tag.uri, line },
+    });
+}
+
+/**
+ * An incremental, namespace-aware reader; errors become RS_XML_MALFORMED / RS_DOCTYPE_FORBIDDEN, and
+ * every XmlLimits bound is checked as the tags arrive: depth, names and attributes when a tag is
+ * complete, text when its node ends, and anything still being gathered after each input slice.
+ */
 export class XmlReader {
   private readonly parser: SaxesParser<{ xmlns: true; position: true }>;
+  private elements = 0;
+  /** Local names of the open elements, to tell `loc` text from other text. */
+  private readonly open: string[] = [];
 
-  constructor(handler: XmlHandler) {
+  constructor(handler: XmlHandler, private readonly limits: XmlLimits = DEFAULT_XML_LIMITS) {
     const parser = new SaxesParser({ xmlns: true, position: true });
     this.parser = parser;
-    parser.on('opentag', (tag) => handler.open(tag, parser.line));
-    parser.on('closetag', (tag) => handler.close(tag));
-    parser.on('text', (text) => handler.text(text));
-    parser.on('cdata', (text) => handler.text(text));
+    const refuse = (code: XmlLimitCode, limit: keyof XmlLimits, what: string): never => {
+      throw new XmlLimitError(code, limit, limits[limit], what, parser.line);
+    };
+    const text = (value: string): void => {
+      const inLoc = this.open.length > 0 && this.open[this.open.length - 1] === 'loc';
+      if (inLoc ? value.length > limits.maxLocLength : value.length > limits.maxTextLength) {
+        refuse('RS_XML_TEXT_TOO_LONG', inLoc ? 'maxLocLength' : 'maxTextLength', `text of ${value.length} characters`);
+      }
+      handler.text(value);
+    };
+    parser.on('opentag', (tag) => {
+      // Checked once saxes has resolved this element's namespaces, which walks the open-tag stack:
+      // refusing the first element past maxDepth keeps that walk bounded (maxDepth² steps at most).
+      if (this.open.length >= limits.maxDepth) refuse('RS_XML_TOO_DEEP', 'maxDepth', `element depth ${this.open.length + 1}`);
+      if (++this.elements > limits.maxElements) refuse('RS_XML_TOO_MANY_ELEMENTS', 'maxElements', `element count ${this.elements}`);
+      if (tag.name.length > limits.maxNameLength) refuse('RS_XML_NAME_TOO_LONG', 'maxNameLength', `element name of ${tag.name.length} characters`);
+      let attributes = 0;
+      for (const name in tag.attributes) {
+        if (++attributes > limits.maxAttributes) refuse('RS_XML_TOO_MANY_ATTRIBUTES', 'maxAttributes', `attribute count ${attributes}`);
+        if (name.length > limits.maxNameLength) refuse('RS_XML_NAME_TOO_LONG', 'maxNameLength', `attribute name of ${name.length} characters`);
+        const value = tag.attributes[name]!.value;
+        if (value.length > limits.maxAttributeValueLength) {
+          refuse('RS_XML_VALUE_TOO_LONG', 'maxAttributeValueLength', `attribute value of ${value.length} characters`);
+        }
+      }
+      if (this.open.length === 0 && (tag.local === 'urlset' || tag.local === 'sitemapindex') && tag.uri === '') {
+        throw namespaceMissing(tag, parser.line);
+      }
+      this.open.push(tag.local);
+      handler.open(tag, parser.line);
+    });
+    parser.on('closetag', (tag) => {
+      this.open.pop();
+      handler.close(tag);
+    });
+    parser.on('text', text);
+    parser.on('cdata', text);
     parser.on('doctype', () => { throw doctypeForbidden(parser.line); });
     parser.on('error', (err) => {
       throw new DocumentError('RS_XML_MALFORMED', `malformed XML: ${err.message}`, {
@@ -91,8 +145,37 @@ export class XmlReader {
     });
   }
 
+  /**
+   * Feeds input in slices; after each, the text, attribute value or name saxes is still gathering
+   * is checked against the largest limit that could apply, so an 8 MB value is refused after about
+   * one slice past its limit instead of after all of it has been read.
+   */
   write(text: string): void {
-    this.parser.write(text);
+    if (text.length <= WRITE_SLICE) {
+      this.parser.write(text);
+      this.checkPending();
+      return;
+    }
+    for (let i = 0; i < text.length; i += WRITE_SLICE) {
+      this.parser.write(text.slice(i, i + WRITE_SLICE));
+      this.checkPending();
+    }
+  }
+
+  private checkPending(): void {
+    // saxes keeps the unfinished text or attribute value in `text`, an unfinished name in `name`,
+    // the attributes of an unfinished tag in `attribList`.
+    const pending = this.parser as unknown as { text: string; name: string; attribList: readonly unknown[] };
+    const l = this.limits;
+    if (pending.attribList.length > l.maxAttributes) {
+      throw new XmlLimitError('RS_XML_TOO_MANY_ATTRIBUTES', 'maxAttributes', l.maxAttributes, `attribute count ${pending.attribList.length}`, this.parser.line);
+    }
+    if (pending.text.length > Math.max(l.maxTextLength, l.maxLocLength, l.maxAttributeValueLength)) {
+      throw new XmlLimitError('RS_XML_TEXT_TOO_LONG', 'maxTextLength', l.maxTextLength, `text or value of more than ${pending.text.length} characters`, this.parser.line);
+    }
+    if (pending.name.length > l.maxNameLength) {
+      throw new XmlLimitError('RS_XML_NAME_TOO_LONG', 'maxNameLength', l.maxNameLength, `a name of more than ${pending.name.length} characters`, this.parser.line);
+    }
   }
 
   /** Ends the input: an unclosed element or a missing root is RS_XML_MALFORMED. */

@@ -4,6 +4,9 @@
 import type { IncomingMessage } from 'node:http';
 import { Hono, type Context } from 'hono';
 import { verifySignature, WEBSUB } from '@rsnotify/shared';
+import {
+  drainRefused, readLimitedBody, readLimitedWebBody, UNREAD_BODY_DRAIN, type BodyRead,
+} from '@rsnotify/service-kit';
 import type { Logger } from 'pino';
 import type { SubscriberMetrics } from '../observability/index.js';
 import type { SubscriberRepository, SubscriptionRecord } from '../store/repository.js';
@@ -45,6 +48,25 @@ export function createIntakeApp(deps: IntakeDeps): Hono {
     return rec;
   };
 
+  // RFC 9112 §3.2: more than one Host is a 400; §6.1: a transfer coding other than chunked is a 501.
+  app.use('*', async (c, next) => {
+    const incoming = incomingOf(c);
+    if (incoming) {
+      let hosts = 0;
+      const raw = incoming.rawHeaders;
+      for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') hosts++;
+      const te = incoming.headers['transfer-encoding'];
+      const status = hosts > 1 ? 400 : te !== undefined && te.trim().toLowerCase() !== 'chunked' ? 501 : undefined;
+      if (status !== undefined) {
+        leaveBodyUnread(c);
+        metrics.deliveriesRejected.inc({ status: String(status) });
+        logger.info({ event: 'request.rejected', status, reason: status === 400 ? 'duplicate_host' : 'transfer_encoding' }, 'request.rejected');
+        return c.text(status === 400 ? 'more than one Host header' : 'only chunked Transfer-Encoding is supported', status, status === 501 ? { connection: 'close' } : {});
+      }
+    }
+    await next();
+  });
+
   app.get('/healthz', (c) => c.text('ok'));
   app.get('/metrics', async (c) => c.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType }));
 
@@ -82,19 +104,30 @@ export function createIntakeApp(deps: IntakeDeps): Hono {
 
   app.post(callbackPath, async (c) => {
       const declared = Number(c.req.header('content-length'));
-      if (Number.isFinite(declared) && declared > deps.maxBodyBytes) return tooLarge(c);
+      if (Number.isFinite(declared) && declared > deps.maxBodyBytes) {
+        leaveBodyUnread(c);
+        return tooLarge(c);
+      }
       const rec = await lookup(c.req.param('token') ?? '');
       const acceptance = decideDelivery(rec);
       if (acceptance.kind === 'unknown' || !rec) {
+        leaveBodyUnread(c);
         metrics.deliveriesRejected.inc({ status: '404' });
         return c.text('not found', 404);
       }
       if (acceptance.kind === 'gone') {
+        leaveBodyUnread(c);
         metrics.deliveriesRejected.inc({ status: '410' });
         return c.text('gone', 410); // WS-12
       }
-      const body = await readBody(c, deps.maxBodyBytes);
-      if (!body) return tooLarge(c);
+      const read = await readBody(c, deps.maxBodyBytes);
+      if (!read.ok) {
+        if (read.status === 413) return tooLarge(c);
+        metrics.deliveriesRejected.inc({ status: String(read.status) });
+        logger.info({ event: 'delivery.rejected', status: read.status, code: read.code }, 'delivery.rejected');
+        return c.text(read.reason, read.status);
+      }
+      const body = read.bytes;
       const source = deps.sourceName(rec.sourceId);
       if (rec.secret) {
         const check = verifySignature(c.req.header('x-hub-signature'), rec.secret, body);
@@ -135,28 +168,30 @@ export function createIntakeApp(deps: IntakeDeps): Hono {
 
   function tooLarge(c: Context): Response {
     metrics.deliveriesRejected.inc({ status: '413' });
+    logger.info({ event: 'delivery.rejected', status: 413, code: 'RSN_BODY_TOO_LARGE', maxBytes: deps.maxBodyBytes }, 'delivery.rejected');
     return c.text('payload too large', 413);
   }
 
   return app;
 }
 
+/** The node request under @hono/node-server; undefined when the app is driven without a socket. */
+function incomingOf(c: Context): IncomingMessage | undefined {
+  return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+}
+
 /**
- * The raw body, or undefined past `max` bytes. On @hono/node-server the Node request is read directly:
- * it skips the web-stream wrapping, which costs more than the rest of the delivery path.
+ * The raw body through the shared limited reader (service-kit): refused past `max` bytes without
+ * buffering the rest, and the 413 reaches the hub before the connection is closed.
  */
-async function readBody(c: Context, max: number): Promise<Buffer | undefined> {
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  if (!incoming || incoming.readableEnded) {
-    const buf = Buffer.from(await c.req.arrayBuffer());
-    return buf.length > max ? undefined : buf;
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of incoming) {
-    size += (chunk as Buffer).length;
-    if (size > max) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+function readBody(c: Context, max: number): Promise<BodyRead> {
+  const incoming = incomingOf(c);
+  if (!incoming || incoming.readableEnded) return readLimitedWebBody(c.req.raw, max);
+  return readLimitedBody(incoming, { limit: max });
+}
+
+/** Answered without reading the body: read and drop at most a little of it, then close. */
+function leaveBodyUnread(c: Context): void {
+  const incoming = incomingOf(c);
+  if (incoming) drainRefused(incoming, UNREAD_BODY_DRAIN);
 }

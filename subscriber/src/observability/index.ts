@@ -1,6 +1,7 @@
 // observability/: the JSON logger (one event per line, stable `event` names, secrets redacted) and
 // the Prometheus metrics of the subscriber.
 import pino, { type Logger } from 'pino';
+import { CALLBACK_LOG_SERIALIZERS } from '@rsnotify/service-kit';
 import { Counter, Gauge, Registry } from 'prom-client';
 
 export type { Logger } from 'pino';
@@ -11,8 +12,10 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       level,
       base: { service: 'rsnotify-subscriber' },
       timestamp: pino.stdTimeFunctions.isoTime,
-      // Tokens are capabilities (WS-5) and secrets sign deliveries: never in a log line.
-      redact: { paths: ['secret', 'token', 'callbackToken', '*.secret', '*.token', 'callback', 'callbackUrl', 'headers["x-hub-signature"]'], censor: '[redacted]' },
+      // Tokens are capabilities (WS-5) and secrets sign deliveries: never in a log line. A callback
+      // URL shows its origin and a hash of its path (the token), as in the hub's logs.
+      redact: { paths: ['secret', 'token', 'callbackToken', '*.secret', '*.token', '*.callbackToken', 'headers["x-hub-signature"]'], censor: '[redacted]' },
+      serializers: { ...CALLBACK_LOG_SERIALIZERS },
     },
     destination ?? pino.destination({ dest: 1, sync: false }),
   );

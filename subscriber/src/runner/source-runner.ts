@@ -315,7 +315,7 @@ export class SourceRunner {
   private async receiveRow(id: number, body: Buffer, receivedAt: number): Promise<void> {
     let n: ChangeNotification;
     try {
-      n = parseChangeNotification(body.toString('utf8'));
+      n = parseChangeNotification(body);
     } catch (err) {
       const e = describeError(err);
       // RN-14/RT-17: an invalid payload is recorded and dropped; it cannot move the position.
@@ -401,7 +401,7 @@ export class SourceRunner {
     const row = await this.rt.repo.getInbox(id);
     if (!row) return undefined;
     try {
-      return parseChangeNotification(row.body.toString('utf8'));
+      return parseChangeNotification(row.body);
     } catch {
       return undefined;
     }

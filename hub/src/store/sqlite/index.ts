@@ -6,8 +6,8 @@ import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
-import { chmodSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { chmodSync } from 'node:fs';
+import { describeOpenFailure, prepareDatabaseFile } from '@rsnotify/service-kit';
 import { fileURLToPath } from 'node:url';
 import type { SignatureMethod } from '@rsnotify/shared';
 import { StoreError } from '../errors.js';
@@ -52,12 +52,16 @@ export function openSqliteRepository(file: string): HubRepository {
 export function openSqliteStores(file: string): { repository: HubRepository; bridge: BridgeRepository } {
   let sqlite: Database.Database;
   try {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    // Directory 0700 and file 0600 when created here (the file holds hub.secret values).
+    if (!file.startsWith('file:')) prepareDatabaseFile(file);
     sqlite = new Database(file);
     // The file holds subscriber secrets: owner-only (the WAL and shm files inherit its mode).
     if (file !== ':memory:' && !file.startsWith('file:')) chmodSync(file, 0o600);
   } catch (err) {
-    throw new StoreError('RSN_STORE_OPEN_FAILED', `cannot open hub database ${file}`, { cause: err, details: { file } });
+    const why = describeOpenFailure(err);
+    throw new StoreError('RSN_STORE_OPEN_FAILED', `cannot open hub database ${file}: ${why}`, {
+      cause: err, details: { file, errno: (err as { code?: string }).code },
+    });
   }
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');

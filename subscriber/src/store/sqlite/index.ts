@@ -2,10 +2,10 @@
 // WAL for concurrent readers (the `status` command reads while the daemon writes), synchronous=FULL for
 // the commits that hold an inbox row so it survives power loss (promise 2; see group-commit.ts),
 // migrations applied at open.
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { describeOpenFailure, prepareDatabaseFile } from '@rsnotify/service-kit';
+import { RsnotifyError } from '@rsnotify/shared';
 import { and, count, desc, eq, inArray, isNotNull, lt, ne, sql } from 'drizzle-orm';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
@@ -70,8 +70,15 @@ export class SqliteSubscriberStore implements SubscriberRepository {
   private readonly statements: StatementCache;
 
   constructor(options: OpenStoreOptions) {
-    if (!options.readonly) mkdirSync(dirname(options.file), { recursive: true });
-    this.sqlite = new Database(options.file, options.readonly ? { readonly: true, fileMustExist: true } : {});
+    try {
+      // Directory 0700 and file 0600 when created here (the file holds callback tokens and secrets).
+      if (!options.readonly) prepareDatabaseFile(options.file);
+      this.sqlite = new Database(options.file, options.readonly ? { readonly: true, fileMustExist: true } : {});
+    } catch (err) {
+      throw new RsnotifyError('RSN_STORE_OPEN_FAILED', `cannot open database ${options.file}: ${describeOpenFailure(err)}`, {
+        cause: err, details: { file: options.file, errno: (err as { code?: string }).code },
+      });
+    }
     this.sqlite.pragma('busy_timeout = 5000');
     if (!options.readonly) {
       this.sqlite.pragma('journal_mode = WAL');

@@ -1,0 +1,214 @@
+// Per-origin in-flight budgets for deliveries, so callbacks that accept a connection and never answer
+// cannot take the hub's delivery capacity from everyone else (README: "a slow callback holds only its
+// own slot").
+//
+// Each callback origin may have `perOrigin` deliveries *active* at once. A delivery still unanswered
+// after `slowAfterMs` is moved from active to *stalled*: it keeps its connection but no longer holds
+// the origin's (or the global) active budget, so the next subscriptions of that origin, and of every
+// other origin, get their turn. Stalled deliveries are bounded too (`maxPerOrigin` in all per origin,
+// matching the connection pool, and `maxTotal` over all origins). Deliveries that find no room are
+// parked per origin and woken, first parked first, as room appears. The per-origin circuit breaker
+// (breaker.ts) decides whether an origin may be tried at all.
+import {
+  BREAKER_STATE_VALUE, DEFAULT_BREAKER_OPTIONS, OriginBreakers, type BreakerChange, type BreakerOptions,
+} from './breaker.js';
+import type { HubMetrics, Logger } from '../observability/index.js';
+import type { DeliveryOutcome } from './outcome.js';
+
+export interface OriginBudgetOptions {
+  /** Active (not yet slow) deliveries per origin. */
+  readonly perOrigin: number;
+  /** All deliveries in flight per origin, stalled ones included (at most the connection pool size). */
+  readonly maxPerOrigin: number;
+  /** Active deliveries over all origins (the hub's maxInFlight). */
+  readonly global: number;
+  /** All deliveries in flight over all origins. */
+  readonly maxTotal: number;
+  /** An unanswered delivery stops holding the active budget after this long. */
+  readonly slowAfterMs: number;
+  readonly breaker: BreakerOptions;
+}
+
+export const DEFAULT_SLOW_AFTER_MS = 250;
+export const DEFAULT_ACTIVE_PER_ORIGIN = 8;
+
+/** One delivery's hold on the budget; give it back with `release`. */
+export interface OriginSlot {
+  readonly origin: string;
+  readonly probe: boolean;
+  stalled: boolean;
+  released: boolean;
+  timer: NodeJS.Timeout | undefined;
+}
+
+interface OriginState {
+  active: number;
+  stalled: number;
+  /** Parked deliveries by subscription id, in parking order; the value wakes one. */
+  readonly parked: Map<number, () => void>;
+  wakeTimer: NodeJS.Timeout | undefined;
+}
+
+export interface OriginBudgetHooks {
+  readonly now: () => number;
+  /** A breaker changed state (the scheduler logs it and sets the gauge). */
+  readonly onBreakerChange: (change: BreakerChange & { readonly value: number }) => void;
+  /** Global room appeared (a slot was released or stalled): start what is queued. */
+  readonly onRoom: () => void;
+}
+
+export class OriginBudget {
+  private readonly origins = new Map<string, OriginState>();
+  private readonly breakers: OriginBreakers;
+  private active = 0;
+  private total = 0;
+
+  constructor(private readonly options: OriginBudgetOptions, private readonly hooks: OriginBudgetHooks) {
+    this.breakers = new OriginBreakers(options.breaker, hooks.now, (change) => {
+      hooks.onBreakerChange({ ...change, value: BREAKER_STATE_VALUE[change.to] });
+      if (change.to === 'open' && change.retryAt !== undefined) this.wakeAt(change.origin, change.retryAt);
+      if (change.to === 'closed') this.wake(change.origin);
+    });
+  }
+
+  /** Is there global room to start another delivery? */
+  hasRoom(): boolean {
+    return this.active < this.options.global && this.total < this.options.maxTotal;
+  }
+
+  /** Active deliveries over all origins. */
+  activeCount(): number {
+    return this.active;
+  }
+
+  /**
+   * A slot for a delivery to `origin`, or undefined when the origin has no room (or its breaker is
+   * open): then `park` the delivery. `suspect`: the subscription's last delivery failed.
+   */
+  tryAcquire(origin: string, suspect: boolean): OriginSlot | undefined {
+    const o = this.state(origin);
+    if (o.active >= this.options.perOrigin || o.active + o.stalled >= this.options.maxPerOrigin) return undefined;
+    const gate = this.breakers.allow(origin, suspect);
+    if (!gate.ok) return undefined;
+    o.active++;
+    this.active++;
+    this.total++;
+    const slot: OriginSlot = { origin, probe: gate.probe, stalled: false, released: false, timer: undefined };
+    slot.timer = setTimeout(() => this.stall(slot), this.options.slowAfterMs);
+    slot.timer.unref();
+    return slot;
+  }
+
+  /** Waits for room at `origin`; `wake` puts the delivery back in the scheduler's queue. */
+  park(origin: string, subscriptionId: number, wake: () => void): void {
+    const o = this.state(origin);
+    o.parked.set(subscriptionId, wake);
+    const retryAt = this.breakers.retryAt(origin);
+    if (retryAt !== undefined) this.wakeAt(origin, retryAt);
+  }
+
+  /** A parked subscription went away. */
+  unpark(origin: string, subscriptionId: number): void {
+    this.origins.get(origin)?.parked.delete(subscriptionId);
+  }
+
+  release(slot: OriginSlot, outcome: DeliveryOutcome): void {
+    if (slot.released) return;
+    slot.released = true;
+    if (slot.timer) clearTimeout(slot.timer);
+    const o = this.state(slot.origin);
+    if (slot.stalled) o.stalled--;
+    else { o.active--; this.active--; }
+    this.total--;
+    this.breakers.record(slot.origin, outcome, slot.probe);
+    this.wake(slot.origin);
+    this.forget(slot.origin, o);
+    this.hooks.onRoom();
+  }
+
+  /** Stops the wake-up timers (the scheduler is closing). */
+  close(): void {
+    for (const o of this.origins.values()) if (o.wakeTimer) clearTimeout(o.wakeTimer);
+  }
+
+  private stall(slot: OriginSlot): void {
+    if (slot.released || slot.stalled) return;
+    slot.stalled = true;
+    const o = this.state(slot.origin);
+    o.active--;
+    o.stalled++;
+    this.active--;
+    this.wake(slot.origin);
+    this.hooks.onRoom();
+  }
+
+  /** Wakes as many parked deliveries of `origin` as it has room for, first parked first. */
+  private wake(origin: string): void {
+    const o = this.origins.get(origin);
+    if (!o || o.parked.size === 0) return;
+    let room = Math.min(this.options.perOrigin - o.active, this.options.maxPerOrigin - o.active - o.stalled);
+    if (this.breakers.state(origin) !== 'closed') room = Math.min(room, 1);
+    for (const [id, wakeOne] of o.parked) {
+      if (room-- <= 0) break;
+      o.parked.delete(id);
+      wakeOne();
+    }
+  }
+
+  private wakeAt(origin: string, at: number): void {
+    const o = this.state(origin);
+    if (o.wakeTimer) return;
+    o.wakeTimer = setTimeout(() => {
+      o.wakeTimer = undefined;
+      this.wake(origin);
+      this.hooks.onRoom();
+    }, Math.max(1, at - this.hooks.now()));
+    o.wakeTimer.unref();
+  }
+
+  private state(origin: string): OriginState {
+    let o = this.origins.get(origin);
+    if (!o) {
+      o = { active: 0, stalled: 0, parked: new Map(), wakeTimer: undefined };
+      this.origins.set(origin, o);
+    }
+    return o;
+  }
+
+  private forget(origin: string, o: OriginState): void {
+    if (o.active === 0 && o.stalled === 0 && o.parked.size === 0 && !o.wakeTimer && this.breakers.state(origin) === 'closed') {
+      this.origins.delete(origin);
+    }
+  }
+}
+
+/** The log line and gauge for a breaker change: `delivery.origin_breaker_{open,half_open,closed}`. */
+export function reportBreakerChange(
+  logger: { info(o: object, m: string): void; warn(o: object, m: string): void },
+  gauge: { set(labels: { origin: string }, value: number): void },
+  change: BreakerChange & { readonly value: number },
+): void {
+  gauge.set({ origin: change.origin }, change.value);
+  const event = `delivery.origin_breaker_${change.to.replace('-', '_')}`;
+  const fields = { event, origin: change.origin, from: change.from, failures: change.failures, ...(change.retryAt ? { retryAt: new Date(change.retryAt).toISOString() } : {}) };
+  if (change.to === 'open') logger.warn(fields, 'callback origin not answering; deliveries to it paused');
+  else logger.info(fields, change.to === 'closed' ? 'callback origin answers again' : 'probing callback origin');
+}
+
+/** The scheduler's budget: defaults filled in, breaker changes logged and put in the gauge. */
+export function createDeliveryBudget(
+  o: Partial<Omit<OriginBudgetOptions, 'global'>> | undefined,
+  deps: { readonly maxInFlight: number; readonly now: () => number; readonly logger: Logger; readonly metrics: HubMetrics },
+  pump: () => void,
+): OriginBudget {
+  const perOrigin = o?.perOrigin ?? DEFAULT_ACTIVE_PER_ORIGIN;
+  return new OriginBudget({
+    perOrigin, maxPerOrigin: Math.max(perOrigin, o?.maxPerOrigin ?? 64), global: deps.maxInFlight,
+    maxTotal: o?.maxTotal ?? deps.maxInFlight * 4, slowAfterMs: o?.slowAfterMs ?? DEFAULT_SLOW_AFTER_MS,
+    breaker: o?.breaker ?? DEFAULT_BREAKER_OPTIONS,
+  }, {
+    now: deps.now,
+    onBreakerChange: (change) => reportBreakerChange(deps.logger, deps.metrics.originBreakerState, change),
+    onRoom: pump,
+  });
+}

@@ -1,0 +1,17 @@
+// XML 1.0 well-formedness starts with the encoding: bytes that are not UTF-8 (0xFF, the overlong
+// C0 AF, an encoded surrogate) are refused, never replaced by U+FFFD and passed on (RN-1).
+import { isUtf8 } from 'node:buffer';
+import { DocumentError } from '../documents/errors.js';
+
+export function notUtf8(at?: number): DocumentError {
+  return new DocumentError('RS_XML_NOT_UTF8', `malformed XML: not valid UTF-8${at === undefined ? '' : ` near byte ${at}`}`, {
+    details: at === undefined ? {} : { byte: at },
+  });
+}
+
+/** Decodes a whole document strictly; RS_XML_NOT_UTF8 when it is not UTF-8. A leading BOM is dropped. */
+export function decodeUtf8Strict(bytes: Uint8Array): string {
+  if (!isUtf8(bytes)) throw notUtf8();
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
