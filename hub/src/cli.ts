@@ -13,6 +13,7 @@ import { startHub } from './hub.js';
 import { hubOptionsSchema, type HubOptions } from './config.js';
 import { openSqliteRepository } from './store/index.js';
 import { TenantDirectory } from './tenants/index.js';
+import { AdminCliError, registerAdminCommands } from './admin/cli.js';
 
 const DEFAULT_DB = './data/hub.db';
 
@@ -173,6 +174,7 @@ export function buildProgram(): Command {
         }
       } finally { store.close(); }
     });
+  registerAdminCommands(program, DEFAULT_DB);
   return program;
 }
 
@@ -184,7 +186,7 @@ function isMainModule(): boolean {
 const isMain = isMainModule();
 if (isMain) {
   buildProgram().parseAsync(process.argv).catch((err: unknown) => {
-    process.stderr.write(`rsnotify-hub: ${err instanceof UsageError ? err.message : describeError(err).message}\n`);
+    process.stderr.write(`rsnotify-hub: ${err instanceof UsageError || err instanceof AdminCliError ? err.message : describeError(err).message}\n`);
     process.exit(2);
   });
 }

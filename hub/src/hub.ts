@@ -12,6 +12,8 @@ import { PublishingService, TopicChecker } from './publishing/index.js';
 import { openSqliteRepository, type HubRepository } from './store/index.js';
 import { SubscriptionService, VerificationWorker } from './subscriptions/index.js';
 import { TenantDirectory } from './tenants/index.js';
+import { AdminService, hubAdmin } from './admin/index.js';
+import { openSqliteAdminStore } from './store/sqlite/admin.js';
 
 export interface RunningHub {
   /** The hub endpoint URL (publicUrl resolved with the real port). */
@@ -80,10 +82,18 @@ export async function startHub(options: HubOptions & { logger?: Logger }): Promi
   }
   verifier.start();
 
+  const adminStore = openSqliteAdminStore(config.dbFile);
+  const admin = hubAdmin({
+    store: adminStore, now, logger,
+    service: new AdminService({
+      repo: store, admin: adminStore, tenants, now, send: createSender(agent, { timeoutMs: config.requestTimeoutMs }),
+      onSubscriptionDeleted: (id) => deliveries.remove(id),
+    }),
+  });
   const hubPath = new URL(config.publicUrl ?? 'http://x/hub').pathname;
   const app = createApp({
     hubPath, subscriptions, publishing, metrics, logger, maxBodyBytes: config.maxBodyBytes, maxFormBytes: 64 * 1024,
-    ping: () => store.ping(), accepting: () => accepting,
+    ping: () => store.ping(), accepting: () => accepting, admin,
   });
 
   const server = await new Promise<Server>((resolve, reject) => {
@@ -93,6 +103,7 @@ export async function startHub(options: HubOptions & { logger?: Logger }): Promi
     }, () => resolve(s as Server)) as Server;
     s.once('error', reject);
   }).catch((err: unknown) => {
+    adminStore.close();
     store.close();
     throw err;
   });
@@ -143,6 +154,7 @@ export async function startHub(options: HubOptions & { logger?: Logger }): Promi
         await serverClosed;
         clearTimeout(cut);
         await agent.close().catch(() => undefined);
+        adminStore.close();
         store.close();
         logger.info({ event: 'hub.stopped', url }, 'hub stopped');
         await new Promise<void>((resolve) => logger.flush(() => resolve()));
