@@ -60,8 +60,10 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** A state change sent from another site (by a form or script there): refused before anything else. */
 export function isCrossSite(c: Context): boolean {
   if (SAFE_METHODS.has(c.req.method)) return false;
+  // Browsers send Sec-Fetch-Site on every request: it is the surest signal. Origin is checked for
+  // the clients that do not (older browsers), and 'null' (a sandboxed or opaque origin) is refused.
   const site = c.req.header('sec-fetch-site');
-  if (site === 'cross-site' || site === 'same-site') return true;
+  if (site !== undefined) return site !== 'same-origin' && site !== 'none';
   const origin = c.req.header('origin');
   if (origin === undefined) return false;
   const host = c.req.header('host');

@@ -21,15 +21,6 @@ export function createConsolePages(service: AdminService): Hono<AdminEnv> {
   const app = new Hono<AdminEnv>();
   const csrf = (c: Context<AdminEnv>) => c.get('principal').csrf ?? '';
 
-  app.get('/', async (c) => {
-    const [counters, subs, rejections] = await Promise.all([service.counters(), service.subscriptions(), service.rejections(5)]);
-    const attention = subs.filter((s) => s.health !== 'healthy' || s.givenUp > 0);
-    return c.html(page('Overview', '/admin/', csrf(c), html`<h2>Overview</h2>${countersStrip(counters)}
-<h3>Subscribers needing attention</h3>${attention.length === 0 ? html`<p class="muted">Every subscriber is healthy.</p>` : subscriptionsTable(attention)}
-<h3>Recent rejections</h3>${rejections.length === 0 ? html`<p class="muted">None.</p>`
-  : html`<ul>${rejections.map((r) => html`<li><code>${r.at.slice(11, 19)}</code> ${r.status} ${r.kind}: ${r.reason}</li>`)}</ul>`}`));
-  });
-
   const sourcesPage = async (c: Context<AdminEnv>, error?: string) => c.html(page('Sources', '/admin/sources', csrf(c), html`<h2>Sources</h2>
 ${error ? html`<p class="error">${error}</p>` : ''}${sourcesTable(await service.sources(), csrf(c))}${addSourceForm(csrf(c))}`), error ? 400 : 200);
 
@@ -122,5 +113,16 @@ ${s.givenUpItems.map((g) => html`<tr><td class="num">${g.seq}</td><td>${g.at.rep
 ${rejections.length === 0 ? html`<p class="muted">None.</p>` : html`<table id="rejections"><thead><tr><th>When</th><th class="num">Status</th><th>Kind</th><th>Reason</th></tr></thead><tbody>
 ${rejections.map((r) => html`<tr><td>${r.at.replace('T', ' ').slice(0, 19)}</td><td class="num">${r.status}</td><td>${r.kind}</td><td>${r.reason}</td></tr>`)}</tbody></table>`}`));
   });
+  // Last, so every named page matched first: the overview answers /admin and /admin/ only.
+  app.get('*', async (c, next) => {
+    if (c.req.path !== '/admin' && c.req.path !== '/admin/') return next();
+    const [counters, subs, rejections] = await Promise.all([service.counters(), service.subscriptions(), service.rejections(5)]);
+    const attention = subs.filter((s) => s.health !== 'healthy' || s.givenUp > 0);
+    return c.html(page('Overview', '/admin/', csrf(c), html`<h2>Overview</h2>${countersStrip(counters)}
+<h3>Subscribers needing attention</h3>${attention.length === 0 ? html`<p class="muted">Every subscriber is healthy.</p>` : subscriptionsTable(attention)}
+<h3>Recent rejections</h3>${rejections.length === 0 ? html`<p class="muted">None.</p>`
+  : html`<ul>${rejections.map((r) => html`<li><code>${r.at.slice(11, 19)}</code> ${r.status} ${r.kind}: ${r.reason}</li>`)}</ul>`}`));
+  });
+
   return app;
 }

@@ -43,7 +43,7 @@ export function createAdminApp(deps: AdminAppDeps): Hono<AdminEnv> {
     c.header('content-security-policy', CONTENT_SECURITY_POLICY);
     c.header('x-content-type-options', 'nosniff');
     c.header('x-frame-options', 'DENY');
-    c.header('referrer-policy', 'no-referrer');
+    c.header('referrer-policy', 'same-origin');
     if (!c.req.path.startsWith('/admin/static/')) c.header('cache-control', 'no-store');
   });
   app.use('*', bodyLimit({ maxSize: 64 * 1024, onError: (c) => c.json({ error: 'RSN_ADMIN_TOO_LARGE', message: 'body larger than 64 KiB' }, 413) }));
