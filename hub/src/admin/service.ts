@@ -89,7 +89,9 @@ export function subscriptionView(r: SubscriptionDeliveryRow, now: number): Subsc
     leaseExpiresAt: new Date(r.leaseExpiresAt).toISOString(), signed: r.signed,
     queueDepth: Math.max(0, r.topicLastSeq - r.deliveredSeq), deliveredSeq: r.deliveredSeq, attempts: r.attempts,
     nextAttemptAt: r.attempts > 0 ? iso(r.nextAttemptAt) : undefined, lastStatus: r.lastStatus,
-    lastError: r.lastError === undefined ? undefined : redactText(r.lastError), givenUp: r.givenUp,
+    lastError: r.lastError !== undefined ? redactText(r.lastError)
+      : r.attempts > 0 && r.lastStatus !== undefined ? `HTTP ${r.lastStatus}` : undefined,
+    givenUp: r.givenUp,
   };
 }
 

@@ -55,7 +55,7 @@ ${subs.map((s) => html`<tr data-subscription-id="${s.id}"><td>${healthBadge(s)}<
 <td><a href="/admin/subscribers/${s.id}"><code>${s.callback}</code></a>${s.signed ? html` <span class="muted">signed</span>` : ''}</td>
 <td>${s.state === 'expired' ? html`<span class="badge expired">expired</span>` : s.leaseExpiresAt.slice(0, 16).replace('T', ' ')}</td>
 <td class="num" data-field="queueDepth">${s.queueDepth}</td><td class="num" data-field="attempts">${s.attempts}</td>
-<td data-field="lastError">${s.lastError ?? (s.lastStatus !== undefined && s.attempts > 0 ? `HTTP ${s.lastStatus}` : '')}</td>
+<td data-field="lastError">${s.lastError ?? ''}</td>
 <td class="num" data-field="givenUp">${s.givenUp}</td></tr>`)}
 </tbody></table>`;
 }

@@ -135,7 +135,8 @@ test('operator console in Chromium: login, add a Source, health turns failing an
 
   // The live counters are filled in by the script from /admin/api/counters.
   await page.goto(`${rig.origin}/admin/`);
-  await page.waitForFunction(() => document.querySelector('[data-counter="activeSubscriptions"]')?.textContent === '2', undefined, { timeout: 20_000 });
+  // (The function runs in the page; a string keeps the DOM types out of this Node-only project.)
+  await page.waitForFunction('document.querySelector(\'[data-counter="activeSubscriptions"]\')?.textContent === "2"', undefined, { timeout: 20_000 });
 
   // --- nothing secret in full on any page seen, and no CSP violation on the way
   for (const { url, html } of seen) {
