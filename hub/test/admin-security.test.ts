@@ -47,7 +47,7 @@ test('every /admin route answers 401 to a missing, wrong or malformed credential
   ];
   for (const [method, path] of ROUTES) {
     for (const [what, headers] of credentials) {
-      const body = method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {};
+      const body: Record<string, string> = method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {};
       const r = await call(`${origin}${path}`, { method, headers: { ...headers, ...body, 'sec-fetch-site': 'same-origin' }, ...(method === 'POST' ? { body: 'name=x&topicPrefixes=http%3A%2F%2Fx.test%2F' } : {}) });
       assert.equal(r.status, 401, `${method} ${path} with ${what}`);
     }
@@ -107,7 +107,8 @@ test('no page or API answer contains a token, hub.secret or callback path in ful
   const { cookie } = await consoleSession(hub, adminToken);
   const forbidden = [adminToken, sourceToken, SECRET, CALLBACK_PATH, cookie.split('=')[1]!];
   for (const [method, path] of ROUTES.filter(([m]) => m === 'GET')) {
-    for (const headers of [{ authorization: `Bearer ${adminToken}` }, { cookie }]) {
+    const credentials: Record<string, string>[] = [{ authorization: `Bearer ${adminToken}` }, { cookie }];
+    for (const headers of credentials) {
       const r = await call(`${origin}${path}`, { headers });
       assert.equal(r.status, 200, `${method} ${path}`);
       for (const s of forbidden) assert.ok(!r.text.includes(s), `${path} shows ${s.slice(0, 10)}…`);
