@@ -13,11 +13,19 @@ export function rejectionKind(contentType: string | undefined): string {
   return 'request';
 }
 
+/** At most this many rejections a second are written: a flood of bad requests must not become a flood of writes. */
+export const REJECTIONS_RECORDED_PER_SECOND = 20;
+
 export function recordRejections(store: AdminStore, now: () => number, logger: Logger): MiddlewareHandler {
+  let second = 0;
+  let written = 0;
   return async (c, next) => {
     await next();
     const status = c.res.status;
     if (status < 400 || status === 503) return;
+    const s = Math.floor(now() / 1000);
+    if (s !== second) { second = s; written = 0; }
+    if (++written > REJECTIONS_RECORDED_PER_SECOND) return;
     const kind = rejectionKind(c.req.header('content-type'));
     const at = now();
     void c.res.clone().text()
