@@ -2,7 +2,7 @@
 // outcomes to status codes; authentication and the cross-site guard sit in front (admin/index.ts).
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import { RsnotifyError } from '@rsnotify/shared';
+import { normaliseTopicUrl, RsnotifyError } from '@rsnotify/shared';
 import type { AdminEnv } from './auth.js';
 import { isDeliveryHealth } from './health.js';
 import { openApiDocument } from './openapi.js';
@@ -33,8 +33,9 @@ function idParam(c: Context): number | undefined {
 
 export function subscriptionFilter(q: Record<string, string | undefined>): SubscriptionFilter | string {
   const filter: { -readonly [K in keyof SubscriptionFilter]: SubscriptionFilter[K] } = {};
-  if (q.topic) filter.topic = q.topic;
-  if (q.callbackOrigin) filter.callbackOrigin = q.callbackOrigin;
+  // Topics are keyed by their WH-6 normal form, whatever spelling the operator typed.
+  if (q.topic) filter.topic = normaliseTopicUrl(q.topic);
+  if (q.callbackOrigin) filter.callbackOrigin = q.callbackOrigin.replace(/\/+$/, '');
   if (q.state) {
     if (q.state !== 'active' && q.state !== 'expired') return 'state must be active or expired';
     filter.state = q.state;
