@@ -7,6 +7,7 @@ import type { Logger, HubMetrics } from './observability/index.js';
 import { checkHealth } from './observability/index.js';
 import { isFormContentType, isXmlContentType, type PublishingService } from './publishing/index.js';
 import { parseHubForm, type SubscriptionService } from './subscriptions/index.js';
+import { isStoreUnavailable } from './store/index.js';
 
 export interface AppDeps {
   readonly hubPath: string;
@@ -21,6 +22,8 @@ export interface AppDeps {
   readonly accepting: () => boolean;
   /** The operator console and admin API (admin/), mounted at /admin, and its rejection recorder. */
   readonly admin?: { readonly app: Hono<any>; readonly recordRejections: MiddlewareHandler }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** Extra /healthz fields (engine, this process's delivery claims, cluster role). */
+  readonly healthDetails?: () => Record<string, unknown>;
 }
 
 type Body = { ok: true; bytes: Buffer } | { ok: false; status: 413 | 400; reason: string };
@@ -105,7 +108,7 @@ export function createApp(deps: AppDeps): Hono {
 
   app.get('/healthz', async (c) => {
     const report = await checkHealth(deps.ping);
-    return c.json(report, report.ok ? 200 : 503);
+    return c.json({ ...deps.healthDetails?.(), ...report }, report.ok ? 200 : 503);
   });
 
   app.get('/metrics', async (c) => {
@@ -115,6 +118,11 @@ export function createApp(deps: AppDeps): Hono {
 
   app.notFound((c) => c.text('not found\n', 404));
   app.onError((err, c) => {
+    if (isStoreUnavailable(err)) {
+      // The database is away: nothing was committed, so the client must retry (never 200 without a commit).
+      logger.warn({ event: 'request.store_unavailable', path: c.req.path }, 'database unavailable; answered 503');
+      return c.text('database unavailable; retry later\n', 503, { 'retry-after': '1' });
+    }
     logger.error({ event: 'request.error', err: describeError(err), path: c.req.path }, 'request failed');
     return c.text('internal error\n', 500);
   });

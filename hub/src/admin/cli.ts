@@ -3,8 +3,8 @@
 // number of hub processes and a remote database) or directly on the database (`--db FILE`).
 import { Command } from 'commander';
 import { request } from 'undici';
-import { openSqliteRepository } from '../store/index.js';
-import { openSqliteAdminStore } from '../store/sqlite/admin.js';
+import { openRepository } from '../store/index.js';
+import { openAdminStore } from '../store/admin.js';
 import { TenantDirectory } from '../tenants/index.js';
 import { createAdminToken } from './auth.js';
 import { tokenFingerprint } from './redact.js';
@@ -43,14 +43,14 @@ async function viaApi(hub: string, token: string, op: Operation): Promise<unknow
   return data;
 }
 
-async function viaDb(file: string, op: Operation): Promise<unknown> {
-  const repo = openSqliteRepository(file);
-  const admin = openSqliteAdminStore(file);
+async function viaDb(db: string, op: Operation): Promise<unknown> {
+  const repo = await openRepository(db, { listen: false, poolSize: 2 });
+  const admin = await openAdminStore(db);
   try {
     return await op.local(new AdminService({ repo, admin, tenants: new TenantDirectory(repo), now: Date.now }));
   } finally {
-    admin.close();
-    repo.close();
+    await admin.close();
+    await repo.close();
   }
 }
 
@@ -66,7 +66,7 @@ function run(target: Target, defaultDb: string, op: Operation): Promise<unknown>
 function withTarget(cmd: Command): Command {
   return cmd.option('--hub <url>', 'a running hub (its URL); uses the admin API')
     .option('--admin-token <token>', 'admin token for --hub [env RSNOTIFY_HUB_ADMIN_TOKEN]')
-    .option('--db <file>', 'work on this SQLite database directly instead');
+    .option('--db <file>', 'work on this database directly instead (SQLite file or postgres:// URL)');
 }
 
 export function registerAdminCommands(program: Command, defaultDb: string): void {
@@ -76,30 +76,30 @@ export function registerAdminCommands(program: Command, defaultDb: string): void
   token.command('create <name>').description('create an admin token; prints it ONCE on stdout (only a hash is stored)')
     .option('--db <file>', `SQLite database file (default ${defaultDb})`)
     .action(async (name: string, o: { db?: string }) => {
-      const store = openSqliteAdminStore(o.db ?? process.env.RSNOTIFY_HUB_DB ?? defaultDb);
+      const store = await openAdminStore(o.db ?? process.env.RSNOTIFY_HUB_DB ?? defaultDb);
       try {
         const { token: t } = await createAdminToken(store, name, Date.now());
         process.stderr.write(`Admin token ${name} created. It is shown only now; log in at /admin/ or send "Authorization: Bearer <token>".\n`);
         process.stdout.write(`${t}\n`);
-      } finally { store.close(); }
+      } finally { await store.close(); }
     });
   token.command('list').description('list admin tokens (names and fingerprints, never the tokens)').option('--db <file>', 'SQLite database file')
     .action(async (o: { db?: string }) => {
-      const store = openSqliteAdminStore(o.db ?? process.env.RSNOTIFY_HUB_DB ?? defaultDb);
+      const store = await openAdminStore(o.db ?? process.env.RSNOTIFY_HUB_DB ?? defaultDb);
       try {
         for (const t of await store.listAdminTokens()) {
           out({ name: t.name, fingerprint: tokenFingerprint(t.tokenHash), createdAt: new Date(t.createdAt).toISOString(), lastUsedAt: t.lastUsedAt ? new Date(t.lastUsedAt).toISOString() : null });
         }
-      } finally { store.close(); }
+      } finally { await store.close(); }
     });
   token.command('revoke <name>').description('revoke an admin token and end its console sessions').option('--db <file>', 'SQLite database file')
     .action(async (name: string, o: { db?: string }) => {
-      const store = openSqliteAdminStore(o.db ?? process.env.RSNOTIFY_HUB_DB ?? defaultDb);
+      const store = await openAdminStore(o.db ?? process.env.RSNOTIFY_HUB_DB ?? defaultDb);
       try {
         const removed = await store.revokeAdminToken(name);
         out({ event: removed ? 'admin_token.revoked' : 'admin_token.not_found', name });
         if (!removed) process.exitCode = 1;
-      } finally { store.close(); }
+      } finally { await store.close(); }
     });
 
   const sources = admin.command('sources').description('Sources (publishers)');

@@ -89,5 +89,5 @@ export interface AdminStore {
   deleteSubscription(id: number): Promise<boolean>;
   counters(now: number): Promise<ClusterCounters>;
 
-  close(): void;
+  close(): void | Promise<void>;
 }

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type {
   AdminStore, AdminTokenRecord, ClusterCounters, GivenUpRecord, RejectionRecord, SubscriptionDeliveryRow, TopicStats,
 } from '../../admin/store.js';
-import { StoreError } from './index.js';
+import { StoreError } from '../errors.js';
 
 const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.url));
 /** The rejection log keeps this many newest rows. */
