@@ -3,11 +3,12 @@
 import { request } from 'undici';
 import type { RunningHub } from '@rsnotify/hub';
 import { createAdminToken } from '../src/admin/index.js';
-import { openSqliteAdminStore } from '../src/store/sqlite/admin.js';
+import { openAdminStore } from '../src/store/admin.js';
 
-export async function adminTokenFor(dbFile: string, name = 'ops'): Promise<string> {
-  const store = openSqliteAdminStore(dbFile);
-  try { return (await createAdminToken(store, name, Date.now())).token; } finally { store.close(); }
+/** An admin token in the hub's database (a SQLite file or a postgres:// URL). */
+export async function adminTokenFor(db: string, name = 'ops'): Promise<string> {
+  const store = await openAdminStore(db);
+  try { return (await createAdminToken(store, name, Date.now())).token; } finally { await store.close(); }
 }
 
 export function originOf(hub: RunningHub): string {
