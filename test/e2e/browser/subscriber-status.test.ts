@@ -36,7 +36,7 @@ test('subscriber status page in Chromium shows the lag and position of /status.j
 
   // While changes flow, the page shows a lag (a whole number of ms) for the Source.
   sim.start(30);
-  await waitFor(async () => ((await statusJson())[0]?.syncedUntil ?? '') !== '', { what: 'a position', timeoutMs: 60_000 });
+  await waitFor(async () => ((await statusJson())[0]?.syncedUntil ?? '') !== '', { what: 'a position', timeoutMs: 120_000 });
   assert.equal((await page.goto(`${base}/status`))?.status(), 200);
   assert.match((await cell('lagMs'))?.trim() ?? '', /^\d+$/);
   assert.equal((await cell('mode'))?.trim(), 'push');
@@ -44,7 +44,7 @@ test('subscriber status page in Chromium shows the lag and position of /status.j
   // Once the Source pauses and the mirror catches up, page and JSON agree: lag 0 at the same position.
   sim.pause();
   await sim.flush();
-  await waitFor(async () => isSyncedTo((await sub.status())[0], sim.lastUntil()), { what: 'synced', timeoutMs: 60_000 });
+  await waitFor(async () => isSyncedTo((await sub.status())[0], sim.lastUntil()), { what: 'synced', timeoutMs: 120_000 });
   const json = (await statusJson())[0]!;
   await page.goto(`${base}/status`);
   assert.equal((await cell('lagMs'))?.trim(), String(json.lagMs));
