@@ -3,7 +3,7 @@
 // bench/results/latest.md. `pnpm bench --quick` runs a scaled-down smoke; `pnpm bench parse hub`
 // runs only scenarios whose name contains one of the words.
 import { mkdtempSync, readdirSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
-import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BenchRow, BenchScenario } from './types.js';
@@ -20,7 +20,16 @@ function fmt(n: number | undefined): string {
   return n.toFixed(2);
 }
 
+function baselineCell(r: BenchRow): string {
+  const b = r.baseline;
+  if (!b) return '';
+  const extra = [b.range ? `range ${b.range}` : '', b.cpuUsPerOp === undefined ? '' : `${fmt(b.cpuUsPerOp)} µs CPU/op`].filter(Boolean);
+  return `${b.label}: ${fmt(b.value)} ${b.unit}${extra.length ? ` (${extra.join('; ')})` : ''}`;
+}
+
 async function main(): Promise<void> {
+  // The load when the run started: on a shared machine it says how far absolute figures can be trusted.
+  const loadAtStart = loadavg().map((l) => l.toFixed(1)).join(' ');
   const dir = join(here, 'scenarios');
   const files = readdirSync(dir).filter((f) => f.endsWith('.ts')).sort();
   const rows: BenchRow[] = [];
@@ -43,22 +52,24 @@ async function main(): Promise<void> {
       }
     }
   }
-  const machine = `${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown cpu'}), Node ${process.version}, ${process.platform}/${process.arch}${quick ? ', QUICK run (scale 0.1)' : ''}`;
-  const header = '| scenario | figure | value | unit | baseline (same run) | ratio | target | note |';
+  const machine = `${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown cpu'}), Node ${process.version}, ${process.platform}/${process.arch}${quick ? ', QUICK run (scale 0.1)' : ''}, load average at start ${loadAtStart}`;
+  const header = '| scenario | figure | value (median) | min-max | unit | CPU/op µs | peak RSS MiB | baseline (same run, interleaved) | ratio | target | note |';
   const lines = [
     `# rsnotify benchmarks`,
     '',
     `Machine: ${machine}. Run at ${new Date().toISOString()}.`,
     '',
     header,
-    '|---|---|---:|---|---|---:|---|---|',
+    '|---|---|---:|---|---|---:|---:|---|---:|---|---|',
     ...rows.map((r) =>
-      `| ${r.scenario} | ${r.figure} | ${fmt(r.value)} | ${r.unit} | ${r.baseline ? `${r.baseline.label}: ${fmt(r.baseline.value)} ${r.baseline.unit}` : ''} | ${r.ratio === undefined ? '' : fmt(r.ratio)} | ${r.target ?? ''} | ${r.note ?? ''} |`),
+      `| ${r.scenario} | ${r.figure} | ${fmt(r.value)} | ${r.range ?? ''} | ${r.unit} | ${fmt(r.cpuUsPerOp)} | ${fmt(r.peakRssMiB)} | ${baselineCell(r)} | ${r.ratio === undefined ? '' : fmt(r.ratio)} | ${r.target ?? ''} | ${r.note ?? ''} |`),
   ];
   const table = lines.join('\n') + '\n';
   process.stdout.write(table);
   mkdirSync(join(here, 'results'), { recursive: true });
-  writeFileSync(join(here, 'results', quick ? 'quick.md' : 'latest.md'), table);
+  // Only a full, unfiltered run may replace latest.md; a filtered one goes to partial.md.
+  const out = quick ? 'quick.md' : filters.length > 0 ? 'partial.md' : 'latest.md';
+  writeFileSync(join(here, 'results', out), table);
   if (rows.some((r) => r.figure === 'FAILED')) process.exitCode = 1;
 }
 

@@ -9,7 +9,19 @@ export interface BenchRow {
   readonly value: number;
   readonly unit: string;
   /** The baseline measured in the same run, when the figure has one. */
-  readonly baseline?: { readonly label: string; readonly value: number; readonly unit: string };
+  readonly baseline?: {
+    readonly label: string; readonly value: number; readonly unit: string;
+    /** min-max over the rounds the baseline's median came from. */
+    readonly range?: string;
+    /** CPU time of the baseline's process per operation, microseconds. */
+    readonly cpuUsPerOp?: number;
+  };
+  /** min-max over the rounds `value` is the median of, e.g. '27,100-29,800, n=3'. */
+  readonly range?: string;
+  /** CPU time of the measured process (not the driver's) per operation, microseconds. */
+  readonly cpuUsPerOp?: number;
+  /** Peak resident set size of the measured process during the measured runs, MiB. */
+  readonly peakRssMiB?: number;
   /** value / baseline.value, or as the scenario defines it (say so in `note`). */
   readonly ratio?: number;
   /** Target from the issue, for the reader: 'ratio >= 2', 'p50 < 5 ms'. */

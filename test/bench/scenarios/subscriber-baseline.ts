@@ -1,7 +1,9 @@
 // Subscriber baseline sync (issue 5): 10,000 resources from a Resource List into a fresh mirror
 // through runBaseline (streamed list, verified fetches, temp file + fsync + rename per resource),
 // next to the raw undici GET ceiling for the same URLs on the same server, same keep-alive and
-// concurrency, bodies read and dropped. Both are measured in this run.
+// concurrency, bodies read and dropped. Both run in the driver's process, interleaved (baseline,
+// GETs, baseline, GETs ... three rounds, a fresh mirror each round); median and min-max printed,
+// CPU/op is this process's CPU time per resource, peak RSS its VmHWM (reset before each run).
 //
 // The Source is a child process (so its CPU is not charged to the subscriber's event loop): a plain
 // node:http server holding a Resource List and every resource body in memory.
@@ -12,6 +14,7 @@ import { mkdir } from 'node:fs/promises';
 import { Agent, request } from 'undici';
 import * as subscriber from '@rsnotify/subscriber';
 import type { BenchContext, BenchRow, BenchScenario } from '../types.js';
+import { describeRange, interleave, metered, spread } from '../lib/measure.js';
 
 // The DATA modules as the package re-exports them (subscriber/src/index.ts is wired by the CONTROL
 // side). Looked up at run time so that, until they are exported, only this scenario fails and the
@@ -139,21 +142,32 @@ const scenario: BenchScenario = {
     try {
       const urls = Array.from({ length: count }, (_, i) => `${base}/resources/${i}`);
       await rawGets(urls.slice(0, Math.min(1_000, count))); // warm-up (JIT, sockets)
-      const ceiling = await rawGets(urls);
-      ctx.log(`raw undici GET ceiling: ${ceiling.toFixed(0)} resources/s`);
-      const mirrorDir = join(ctx.tmpDir, 'mirror');
-      await mkdir(mirrorDir);
-      const rate = await baseline(base, mirrorDir, count);
-      ctx.log(`runBaseline: ${rate.toFixed(0)} resources/s`);
+      const perOp = async (fn: () => Promise<number>) => {
+        const m = await metered(process.pid, fn);
+        return { perSecond: m.value, cpuUsPerOp: (m.cpuMs * 1000) / count, peakRssMiB: m.peakRssMiB };
+      };
+      const r = await interleave(3, {
+        baseline: async (round) => {
+          const mirrorDir = join(ctx.tmpDir, `mirror-${round}`);
+          await mkdir(mirrorDir);
+          return perOp(() => baseline(base, mirrorDir, count));
+        },
+        gets: () => perOp(() => rawGets(urls)),
+      });
+      const b = spread(r.baseline.map((x) => x.perSecond));
+      const g = spread(r.gets.map((x) => x.perSecond));
+      ctx.log(`runBaseline ${b.median.toFixed(0)}/s, raw GETs ${g.median.toFixed(0)}/s`);
       return [{
         scenario: 'subscriber baseline',
         figure: `baseline sync of ${count.toLocaleString('en-US')} resources (runBaseline -> verified atomic files)`,
-        value: rate,
-        unit: 'resources/s',
-        baseline: { label: 'raw undici GET, bodies dropped', value: ceiling, unit: 'resources/s' },
-        ratio: rate / ceiling,
-        target: 'as close to the GET ceiling as fsync allows',
-        note: `${CONCURRENCY} connections, keep-alive; every file fsync'd and renamed; md5 + sha-256 + length verified`,
+        value: b.median, unit: 'resources/s', range: describeRange(b),
+        cpuUsPerOp: spread(r.baseline.map((x) => x.cpuUsPerOp)).median,
+        peakRssMiB: Math.max(...r.baseline.map((x) => x.peakRssMiB)),
+        baseline: { label: 'raw undici GET, bodies dropped', value: g.median, unit: 'resources/s', range: describeRange(g), cpuUsPerOp: spread(r.gets.map((x) => x.cpuUsPerOp)).median },
+        ratio: b.median / g.median,
+        target: 'ratio >= 0.5',
+        note: `${CONCURRENCY} connections, keep-alive; every file fsync'd before it is recorded; md5 + sha-256 + length verified; ` +
+          `per-round ratios ${describeRange(spread(r.baseline.map((x, i) => x.perSecond / r.gets[i]!.perSecond)))}`,
       }];
     } finally {
       child.kill('SIGTERM');

@@ -11,6 +11,7 @@ import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import * as schema from '../schema.js';
 import { GroupCommit } from './group-commit.js';
+import { StatementCache, updateSql, upsertSql } from './statements.js';
 import {
   OPEN_INBOX_STATES,
   type CatchUpReason,
@@ -34,6 +35,10 @@ import {
 const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.url));
 
 type Db = BetterSQLite3Database<typeof schema>;
+
+const RESOURCE_UPSERT = upsertSql(schema.resources, 'resources',
+  ['sourceId', 'uri', 'path', 'sha256', 'length', 'lastChangeKey', 'updatedAt'],
+  ['sourceId', 'uri']);
 
 /** null -> undefined, so records carry optional fields rather than nulls. */
 function clean<T extends object>(row: T): { [K in keyof T]: Exclude<T[K], null> | undefined } {
@@ -62,6 +67,7 @@ export class SqliteSubscriberStore implements SubscriberRepository {
   readonly sqlite: Database.Database;
   private readonly db: Db;
   private readonly group: GroupCommit;
+  private readonly statements: StatementCache;
 
   constructor(options: OpenStoreOptions) {
     if (!options.readonly) mkdirSync(dirname(options.file), { recursive: true });
@@ -75,6 +81,7 @@ export class SqliteSubscriberStore implements SubscriberRepository {
     this.db = drizzle(this.sqlite, { schema });
     if (!options.readonly) migrate(this.db, { migrationsFolder });
     this.group = new GroupCommit(this.sqlite);
+    this.statements = new StatementCache(this.sqlite);
   }
 
   // ---- sources
@@ -190,7 +197,12 @@ export class SqliteSubscriberStore implements SubscriberRepository {
   }
 
   async updateInbox(id: number, patch: { state?: InboxState; from?: string; until?: string; error?: string }): Promise<void> {
-    await this.group.run(() => this.db.update(schema.inbox).set(patch).where(eq(schema.inbox.id, id)).run());
+    // Like the query builder's set(): keys whose value is undefined are left alone.
+    const keys = Object.keys(patch).filter((k) => patch[k as keyof typeof patch] !== undefined);
+    if (keys.length === 0) return;
+    const stmt = this.statements.get(updateSql(schema.inbox, 'inbox', keys, '"id" = ?'));
+    const values = keys.map((k) => patch[k as keyof typeof patch]);
+    await this.group.run(() => stmt.run(...values, id));
   }
 
   async setInboxState(ids: readonly number[], state: InboxState): Promise<void> {
@@ -224,14 +236,11 @@ export class SqliteSubscriberStore implements SubscriberRepository {
   }
 
   async savePosition(sourceId: number, patch: Omit<PositionRecord, 'sourceId'>): Promise<void> {
-    const values = { ...nullify(patch), updatedAt: Date.now() };
-    await this.group.run(() =>
-      this.db
-        .insert(schema.position)
-        .values({ sourceId, ...values })
-        .onConflictDoUpdate({ target: schema.position.sourceId, set: values })
-        .run(),
-    );
+    const values: Record<string, unknown> = { sourceId, ...nullify(patch), updatedAt: Date.now() };
+    const keys = Object.keys(values);
+    const stmt = this.statements.get(upsertSql(schema.position, 'position', keys, ['sourceId']));
+    const args = keys.map((k) => values[k]);
+    await this.group.run(() => stmt.run(...args));
   }
 
   // ---- resources (the mirror's ResourceStateStore sits on these)
@@ -250,15 +259,12 @@ export class SqliteSubscriberStore implements SubscriberRepository {
     const now = Date.now();
     await this.group.run(() => {
       if (rec === null) {
-        this.db.delete(schema.resources).where(and(eq(schema.resources.sourceId, sourceId), eq(schema.resources.uri, uri))).run();
+        this.statements.get('DELETE FROM resources WHERE source_id = ? AND uri = ?')
+          .run(sourceId, uri);
         return;
       }
-      const values = { path: rec.path, sha256: rec.sha256 ?? null, length: rec.length ?? null, lastChangeKey: rec.lastChangeKey ?? null, updatedAt: now };
-      this.db
-        .insert(schema.resources)
-        .values({ sourceId, uri, ...values })
-        .onConflictDoUpdate({ target: [schema.resources.sourceId, schema.resources.uri], set: values })
-        .run();
+      this.statements.get(RESOURCE_UPSERT).run(
+        sourceId, uri, rec.path, rec.sha256 ?? null, rec.length ?? null, rec.lastChangeKey ?? null, now);
     });
   }
 

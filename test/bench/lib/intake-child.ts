@@ -1,0 +1,20 @@
+// The subscriber under the intake benchmark, in a process of its own so that its CPU and memory are
+// measured apart from the driver's: a fake hub (only the verification matters here), a simulated
+// Source and the real subscriber with one verified subscription. Tells the parent over IPC where
+// the callback is and which secret signs for it; lives until killed.
+import { startSubscriber } from '@rsnotify/subscriber';
+import { startSourceSimulator } from '../../src/source-simulator/index.js';
+import { waitFor } from '../../src/harness/index.js';
+import { startFakeHub } from '../../e2e/subscriber-fake-hub.js';
+import { subscriberConfig } from '../../e2e/subscriber-helpers.js';
+
+const dir = process.env.WORK_DIR!;
+const hub = await startFakeHub();
+const sim = await startSourceSimulator({ seed: 1, initialResources: 5, hubUrl: hub.url });
+const ws = { dir, dataDir: `${dir}/data`, mirrorDir: `${dir}/mirror`, remove: async () => undefined };
+const sub = await startSubscriber({ ...subscriberConfig(ws, sim.wellKnownUrl, { baseline: 'none' }), logLevel: 'warn' });
+const active = await waitFor(() => hub.subscriptions.find((s) => s.state === 'active'), { what: 'verified subscription' });
+process.send!({ callback: active.callback, secret: active.secret });
+process.on('SIGTERM', () => {
+  void (async () => { await sub.close(); await sim.close(); await hub.close(); process.exit(0); })();
+});

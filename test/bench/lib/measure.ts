@@ -1,0 +1,124 @@
+// Measurement helpers every scenario shares: per-process CPU time and peak RSS read from /proc (so
+// a child process is measured from outside, without code in it), interleaved rounds (A B A B ...)
+// and a median with its min-max spread. On a shared machine only ratios of runs interleaved in one
+// process tree mean anything; one figure alone is noise.
+import { readFileSync, writeFileSync } from 'node:fs';
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** User + system CPU time of a process (ms) from /proc/<pid>/stat; `process.cpuUsage` for ourselves. */
+export function cpuMs(pid: number = process.pid): number {
+  if (pid === process.pid) {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    // Fields after the command name (which may hold spaces) start after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Resets the kernel's peak-RSS mark (VmHWM) of a process; false where the kernel refuses. */
+export function resetPeakRss(pid: number = process.pid): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Peak resident set size (MiB) since the last reset (or since the process started). */
+export function peakRssMiB(pid: number = process.pid): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
+    return m ? Number(m[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/** What one measured run of one process costs: wall time, CPU time and peak RSS. */
+export interface ProcessCost {
+  readonly cpuMs: number;
+  readonly peakRssMiB: number;
+}
+
+/** Runs `fn` while metering process `pid`; returns fn's value with the process's CPU and peak RSS. */
+export async function metered<T>(pid: number, fn: () => Promise<T>): Promise<{ value: T } & ProcessCost> {
+  resetPeakRss(pid);
+  const before = cpuMs(pid);
+  const value = await fn();
+  return { value, cpuMs: cpuMs(pid) - before, peakRssMiB: peakRssMiB(pid) };
+}
+
+export interface Spread {
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+  readonly n: number;
+}
+
+export function spread(values: readonly number[]): Spread {
+  const s = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  if (s.length === 0) return { median: NaN, min: NaN, max: NaN, n: 0 };
+  const mid = Math.floor(s.length / 2);
+  const median = s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+  return { median, min: s[0]!, max: s[s.length - 1]!, n: s.length };
+}
+
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+}
+
+function short(n: number): string {
+  if (!Number.isFinite(n)) return '?';
+  if (Math.abs(n) >= 1000) return Math.round(n).toLocaleString('en-US');
+  if (Math.abs(n) >= 10) return n.toFixed(1);
+  return n.toFixed(2);
+}
+
+/** '28,100 (27,400-29,000, n=3)': the median and the range it came from. */
+export function describeSpread(s: Spread): string {
+  return `${short(s.median)} (${short(s.min)}-${short(s.max)}, n=${s.n})`;
+}
+
+/** '27,400-29,000, n=3': the range alone, for the table's min-max column. */
+export function describeRange(s: Spread): string {
+  return `${short(s.min)}-${short(s.max)}, n=${s.n}`;
+}
+
+/**
+ * Runs the arms in turn, `rounds` times (A B A B ...), so drift in the machine's load reaches every
+ * arm alike. Returns each arm's results in round order.
+ */
+export async function interleave<K extends string, T>(rounds: number, arms: Record<K, (round: number) => Promise<T>>): Promise<Record<K, T[]>> {
+  const out = {} as Record<K, T[]>;
+  const names = Object.keys(arms) as K[];
+  for (const k of names) out[k] = [];
+  for (let r = 0; r < rounds; r++) {
+    for (const k of names) out[k].push(await arms[k](r));
+  }
+  return out;
+}
+
+/** Runs `total` tasks with at most `concurrency` in flight. */
+export async function pool(total: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(concurrency, total) }, async () => {
+    while (next < total) await task(next++);
+  }));
+}
+
+/** BENCH_CPU_PROF=<dir> profiles the measured processes (node --cpu-prof into <dir>/<name>/); see
+ * lib/profile-summary.ts. */
+export function profileArgs(name: string): string[] {
+  const dir = process.env.BENCH_CPU_PROF;
+  return dir ? ['--cpu-prof', '--cpu-prof-dir', `${dir}/${name}`] : [];
+}
