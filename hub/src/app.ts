@@ -1,7 +1,7 @@
 // The HTTP surface of the hub (hono): the hub endpoint (routed by Content-Type, M-1), /healthz and
 // /metrics. Routes only translate between HTTP and the services; every decision lives in them.
 import type { IncomingMessage } from 'node:http';
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { describeError } from '@rsnotify/shared';
 import {
   ByteBudget, drainRefused, readLimitedBody, readLimitedWebBody, UNREAD_BODY_DRAIN, type BodyRead,
@@ -25,6 +25,8 @@ export interface AppDeps {
   readonly ping: () => Promise<void>;
   /** False while shutting down: new requests get 503. */
   readonly accepting: () => boolean;
+  /** The operator console and admin API (admin/), mounted at /admin, and its rejection recorder. */
+  readonly admin?: { readonly app: Hono<any>; readonly recordRejections: MiddlewareHandler }; // eslint-disable-line @typescript-eslint/no-explicit-any
   /** Extra /healthz fields (engine, this process's delivery claims, cluster role). */
   readonly healthDetails?: () => Record<string, unknown>;
   /** Extra route groups (the bridge's), mounted before the 404 handler. */
@@ -81,6 +83,7 @@ export function createApp(deps: AppDeps): Hono {
     }
     await next();
   });
+  if (deps.admin) { app.use(deps.hubPath, deps.admin.recordRejections); app.route('/admin', deps.admin.app); }
 
   app.post(deps.hubPath, async function hubEndpoint(c) {
     if (!deps.accepting()) return c.text('hub is shutting down\n', 503);

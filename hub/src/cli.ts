@@ -17,6 +17,7 @@ import { bridgedTopicUrl, checkBridgeName } from './bridge/index.js';
 import { parseDuration } from '@rsnotify/service-kit';
 import { DEFAULT_BRIDGE_POLL_INTERVAL_MS } from './config.js';
 import { TenantDirectory } from './tenants/index.js';
+import { AdminCliError, registerAdminCommands } from './admin/cli.js';
 
 const DEFAULT_DB = './data/hub.db';
 
@@ -240,6 +241,7 @@ export function buildProgram(): Command {
         }
       } finally { await store.close(); }
     });
+  registerAdminCommands(program, DEFAULT_DB);
   return program;
 }
 
@@ -251,7 +253,7 @@ function isMainModule(): boolean {
 const isMain = isMainModule();
 if (isMain) {
   buildProgram().parseAsync(process.argv).catch((err: unknown) => {
-    process.stderr.write(`rsnotify-hub: ${err instanceof UsageError ? err.message : describeError(err).message}\n`);
+    process.stderr.write(`rsnotify-hub: ${err instanceof UsageError || err instanceof AdminCliError ? err.message : describeError(err).message}\n`);
     process.exit(2);
   });
 }

@@ -20,6 +20,8 @@ import { BridgeService, mountBridgeRoutes, type BridgedSourceView } from './brid
 import { RsnotifyError } from '@rsnotify/shared';
 import { SubscriptionService, VerificationWorker } from './subscriptions/index.js';
 import { TenantDirectory } from './tenants/index.js';
+import { AdminService, hubAdmin } from './admin/index.js';
+import { openAdminStore } from './store/admin.js';
 
 export interface RunningHub {
   /** The hub endpoint URL (publicUrl resolved with the real port). */
@@ -155,11 +157,19 @@ export async function startHub(options: HubOptions & { logger?: Logger }): Promi
     throw err;
   }
 
+  const adminStore = await openAdminStore(config.dbFile);
+  const admin = hubAdmin({
+    store: adminStore, now, logger,
+    service: new AdminService({
+      repo: store, admin: adminStore, tenants, now, send: createSender(agent, { timeoutMs: config.requestTimeoutMs }),
+      onSubscriptionDeleted: (id) => deliveries.remove(id),
+    }),
+  });
   const hubPath = new URL(config.publicUrl ?? 'http://x/hub').pathname;
   const app = createApp({
     hubPath, subscriptions, publishing, metrics, logger, maxBodyBytes: config.maxBodyBytes, maxFormBytes: 64 * 1024,
     maxUnauthenticatedBodyBytes: config.maxUnauthenticatedBodyBytes,
-    ping: () => store.ping(), accepting: () => accepting,
+    ping: () => store.ping(), accepting: () => accepting, admin,
     mounts: bridge ? [(a) => mountBridgeRoutes(a, hubPath, bridge, () => url)] : [],
     healthDetails: () => (pgStore
       ? { engine: 'postgres', db: pgStore.target.display, node: nodeId, claims: coordinator?.claims() ?? 0, liveNodes: coordinator?.liveNodes ?? 1, leader: leader?.isLeader ?? false, listening: pgStore.events.connected }
@@ -178,6 +188,7 @@ export async function startHub(options: HubOptions & { logger?: Logger }): Promi
     await coordinator?.close().catch(() => undefined);
     await leader?.close().catch(() => undefined);
     await soleJobs?.stop();
+    await adminStore.close();
     await store.close();
     throw err;
   });
@@ -238,6 +249,7 @@ export async function startHub(options: HubOptions & { logger?: Logger }): Promi
         await serverClosed;
         clearTimeout(cut);
         await agent.close().catch(() => undefined);
+        await adminStore.close();
         await store.close();
         logger.info({ event: 'hub.stopped', url }, 'hub stopped');
         await new Promise<void>((resolve) => logger.flush(() => resolve()));

@@ -115,6 +115,10 @@ export const configSchema = z
     /** A pending subscription with no verification after this long is retried with a new callback. */
     verificationTimeout: duration.default(120_000),
     sources: z.array(sourceSchema).default([]),
+    /** When set, /status and /status.json want `Authorization: Bearer <statusToken>`. */
+    statusToken: z.string().min(16, 'at least 16 characters').optional(),
+    /** Serve /status and /status.json on this address instead of the listen address. */
+    statusListen: z.object({ host: z.string().default('127.0.0.1'), port: z.number().int().min(0).max(65535) }).strict().optional(),
   })
   .strict()
   .superRefine((cfg, ctx) => {

@@ -15,6 +15,7 @@ import { createHttpGetter } from './mirror/index.js';
 import { createLogger, createMetrics, type Logger } from './observability/index.js';
 import { SourceRunner, type CatchUpOutcome, type Runtime } from './runner/index.js';
 import { sourceStatus, type SourceStatus } from './status/index.js';
+import { createStatusRoutes } from './status/routes.js';
 import { openSqliteStore } from './store/index.js';
 import {
   DEFAULT_LEASE_POLICY,
@@ -28,6 +29,8 @@ export interface RunningSubscriber {
   readonly callbackBaseUrl: string;
   /** The port the intake server listens on. */
   readonly port: number;
+  /** The port of the separate status server (config statusListen), if one runs. */
+  readonly statusPort?: number;
   status(): Promise<SourceStatus[]>;
   close(): Promise<void>;
 }
@@ -112,11 +115,20 @@ export async function startSubscriber(config: SubscriberConfig | ResolvedConfig,
     onDelivered: (sourceId, inboxId, body, receivedAt) => runners.get(sourceId)?.delivered(inboxId, body, receivedAt),
     onSubscriptionChanged: (rec) => runners.get(rec.sourceId)?.subscriptionChanged(rec),
   });
+  const statusRoutes = createStatusRoutes({
+    status: () => Promise.all([...runners.values()].map((r) => r.status())), clock: base.clock,
+    ...(cfg.statusToken !== undefined ? { token: cfg.statusToken } : {}),
+  });
+  if (!cfg.statusListen) app.route('/', statusRoutes);
+  const statusServer = cfg.statusListen ? createAdaptorServer({ fetch: statusRoutes.fetch }) as Server : undefined;
   const server = createAdaptorServer({ fetch: app.fetch, autoCleanupIncoming: false }) as Server;
   let port: number;
+  let statusPort: number | undefined;
   try {
     port = await listen(server, cfg.listen.host, cfg.listen.port);
+    if (statusServer && cfg.statusListen) statusPort = await listen(statusServer, cfg.statusListen.host, cfg.statusListen.port);
   } catch (err) {
+    server.close();
     await closeRuntime(base);
     throw err;
   }
@@ -158,12 +170,15 @@ export async function startSubscriber(config: SubscriberConfig | ResolvedConfig,
   return {
     callbackBaseUrl,
     port,
+    ...(statusPort !== undefined ? { statusPort } : {}),
     async status() {
       return Promise.all([...runners.values()].map((r) => r.status()));
     },
     close() {
       closing ??= (async () => {
         clearInterval(prune);
+        statusServer?.close();
+        statusServer?.closeAllConnections();
         // Stop taking deliveries first; a hub retries what we did not answer.
         const closed = new Promise<void>((r) => server.close(() => r()));
         server.closeIdleConnections();

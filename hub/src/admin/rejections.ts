@@ -1,0 +1,35 @@
+// Records what the hub endpoint refused (4xx/5xx) in the shared store, for the console's "recent
+// rejections". A middleware around the endpoint: it reads only the answer already made, so the
+// protocol code does not know it exists. Recording never delays or fails the answer.
+import type { MiddlewareHandler } from 'hono';
+import type { Logger } from '../observability/index.js';
+import { redactText } from './redact.js';
+import type { AdminStore } from './store.js';
+
+export function rejectionKind(contentType: string | undefined): string {
+  const ct = (contentType ?? '').toLowerCase();
+  if (ct.includes('xml')) return 'notification';
+  if (ct.startsWith('application/x-www-form-urlencoded')) return 'hub request';
+  return 'request';
+}
+
+/** At most this many rejections a second are written: a flood of bad requests must not become a flood of writes. */
+export const REJECTIONS_RECORDED_PER_SECOND = 20;
+
+export function recordRejections(store: AdminStore, now: () => number, logger: Logger): MiddlewareHandler {
+  let second = 0;
+  let written = 0;
+  return async (c, next) => {
+    await next();
+    const status = c.res.status;
+    if (status < 400 || status === 503) return;
+    const s = Math.floor(now() / 1000);
+    if (s !== second) { second = s; written = 0; }
+    if (++written > REJECTIONS_RECORDED_PER_SECOND) return;
+    const kind = rejectionKind(c.req.header('content-type'));
+    const at = now();
+    void c.res.clone().text()
+      .then((text) => store.recordRejection({ at, status, kind, reason: redactText(text.split('\n')[0]!.trim() || `HTTP ${status}`) }))
+      .catch((err: unknown) => logger.warn({ event: 'admin.rejection_not_recorded', err }, 'could not record a rejection'));
+  };
+}
