@@ -1,4 +1,4 @@
-// Outbound-network guard (promise 4 of the design brief): hub verification, delivery and topic
+// Outbound-network guard (README promise 4): hub verification, delivery and topic
 // fetches, and subscriber fetches refuse loopback, private, link-local and other special addresses
 // after DNS resolution, unless explicitly allowed. The check sits in undici's connector, so it also
 // covers every redirect hop and cannot be bypassed by DNS rebinding between check and connect: we

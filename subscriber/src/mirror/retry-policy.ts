@@ -1,5 +1,5 @@
 // What to do after one fetch attempt: a pure function of the outcome and the attempt number. No
-// clock, no randomness, no I/O; the caller sleeps (the design brief keeps decisions and timers apart,
+// clock, no randomness, no I/O; the caller sleeps (the house rule keeps decisions and timers apart,
 // unlike undici's own retry handler, which does both in one function).
 import { parseHttpDate } from '@rsnotify/shared';
 

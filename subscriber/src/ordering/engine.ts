@@ -112,7 +112,7 @@ function drain(
     const head = buffer[0]!;
     const p = state.syncedUntil;
     if (p === undefined) {
-      // No baseline: the first notification starts the position at its `from` (design brief).
+      // No baseline: the first notification starts the position at its `from` (M-7).
       buffer.shift();
       effects.push({ kind: 'apply', id: head.id, after: undefined, until: head.until });
       return { ...state, buffer, applying: { id: head.id, until: head.until } };

@@ -1,4 +1,4 @@
-// Hub benchmarks (issue 3), each figure next to a baseline measured in the same run:
+// Hub benchmarks, each figure next to a baseline measured in the same run:
 //   (1) raw ceiling: undici keep-alive POSTs from one process straight to the callback receivers;
 //   (2) fan-out of notifications to 1, 100 and 1,000 subscribers through the real hub: deliveries/s
 //       (burst) and the ratio to (1); publish-to-receipt latency p50/p99 (paced, so it is the

@@ -1,4 +1,4 @@
-// Subscriber baseline sync (issue 5): 10,000 resources from a Resource List into a fresh mirror
+// Subscriber baseline sync: 10,000 resources from a Resource List into a fresh mirror
 // through runBaseline (streamed list, verified fetches, temp file + fsync + rename per resource),
 // next to the raw undici GET ceiling for the same URLs on the same server, same keep-alive and
 // concurrency, bodies read and dropped. Both are measured in this run.

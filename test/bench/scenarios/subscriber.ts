@@ -1,4 +1,4 @@
-// Subscriber benchmarks (issue 5), each with its raw baseline measured in the same run:
+// Subscriber benchmarks, each with its raw baseline measured in the same run:
 // 1. Notification intake: signed change notifications POSTed straight to a verified callback (the
 //    subscriber checks the signature, commits the raw body to SQLite with synchronous=FULL, answers
 //    202, then parses and orders it), next to a raw node:http receiver that reads the body and answers
