@@ -45,17 +45,17 @@ function convert(spec: FlagSpec, raw: unknown, where: string): unknown {
   if (raw === undefined) return undefined;
   if (spec.kind === 'bool') {
     if (typeof raw === 'boolean') return raw;
-    const s = String(raw).toLowerCase();
+    const s = String(raw as string).toLowerCase();
     if (['1', 'true', 'yes', 'on'].includes(s)) return true;
     if (['0', 'false', 'no', 'off', ''].includes(s)) return false;
     throw new UsageError(`${where}: ${spec.key} must be true or false`);
   }
   if (spec.kind === 'int') {
-    const s = String(raw);
+    const s = String(raw as string | number);
     if (!/^\d+$/.test(s)) throw new UsageError(`${where}: ${spec.key} must be a non-negative integer, not ${JSON.stringify(s)}`);
     return Number(s);
   }
-  return String(raw);
+  return String(raw as string);
 }
 
 function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
@@ -76,7 +76,7 @@ function readConfigFile(file: string): Record<string, unknown> {
 
 /** Flag > RSNOTIFY_HUB_* > config file > default. */
 export function serveOptions(cli: Record<string, unknown>, env: NodeJS.ProcessEnv, sources: (key: string) => string | undefined): HubOptions {
-  const merged: Record<string, unknown> = cli.config ? readConfigFile(String(cli.config)) : {};
+  const merged: Record<string, unknown> = cli.config ? readConfigFile(String(cli.config as string)) : {};
   for (const spec of SERVE_FLAGS) {
     const attr = spec.flag.replace(/^--(no-)?/, '').split(' ')[0]!.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
     const fromCli = sources(attr) === 'cli' ? convert(spec, cli[attr], `--${attr}`) : undefined;

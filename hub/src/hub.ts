@@ -38,7 +38,6 @@ export async function startHub(options: HubOptions & { logger?: Logger }): Promi
   });
   const tenants = new TenantDirectory(store, now);
   let scheduler: DeliveryScheduler | undefined;
-  let verifier: VerificationWorker | undefined;
   const metrics = new HubMetrics({
     subscriptionCounts: () => store.countSubscriptions(now()),
     queueDepth: () => scheduler?.queueDepth() ?? 0,
@@ -49,7 +48,7 @@ export async function startHub(options: HubOptions & { logger?: Logger }): Promi
     logger, metrics, retry: config.retry, maxInFlight: config.maxInFlight, now, random: Math.random,
   });
   const deliveries = scheduler;
-  verifier = new VerificationWorker({
+  const verifier = new VerificationWorker({
     store, agent, logger, metrics, now, timeoutMs: config.requestTimeoutMs, concurrency: 32,
     onSubscribed: (s) => deliveries.upsert(s), onUnsubscribed: (s) => deliveries.remove(s.id),
   });

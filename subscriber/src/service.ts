@@ -96,8 +96,6 @@ export async function startSubscriber(config: SubscriberConfig | ResolvedConfig,
   const cfg = resolveConfig(config);
   const base = buildRuntime(cfg, options);
   const runners = new Map<number, SourceRunner>();
-  let rt: Runtime = base;
-
   const app = createIntakeApp({
     repo: base.repo,
     logger: base.logger,
@@ -119,7 +117,7 @@ export async function startSubscriber(config: SubscriberConfig | ResolvedConfig,
     throw err;
   }
   const callbackBaseUrl = callbackBase(cfg, port);
-  rt = {
+  const rt: Runtime = {
     ...base,
     subDeps: {
       repo: base.repo,

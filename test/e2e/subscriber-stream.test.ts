@@ -4,9 +4,6 @@
 // for byte, and the position at the Source's last `until`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { startSubscriber, type RunningSubscriber } from '@rsnotify/subscriber';
-import { startSourceSimulator, type SourceSimulator } from '../src/source-simulator/index.js';
 import { waitFor } from '../src/harness/index.js';
 import { diffMirror, isSyncedTo, mirrorEquals, startLiveRig, type LiveRig } from './subscriber-helpers.js';
 

@@ -107,7 +107,7 @@ function drain(
 ): OrderingState {
   let state = input;
   if (state.applying) return state;
-  let buffer = state.buffer.slice();
+  const buffer = state.buffer.slice();
   while (buffer.length > 0) {
     const head = buffer[0]!;
     const p = state.syncedUntil;

@@ -344,7 +344,7 @@ export class SourceRunner {
   }
 
   private async execute(effect: OrderingEffect): Promise<Transition | undefined> {
-    const { repo, metrics } = this.rt;
+    const { metrics } = this.rt;
     switch (effect.kind) {
       case 'supersede':
         await this.finishRow(effect.id, 'superseded');

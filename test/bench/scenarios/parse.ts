@@ -147,7 +147,7 @@ function measure(mode: Mode, file: string): Promise<ChildResult> {
     child.on('error', reject);
     child.on('exit', (code) => {
       if (code !== 0) return reject(new Error(`parse child (${mode}) exited ${code}: ${err.trim().split('\n').slice(-3).join(' | ')}`));
-      try { resolve(JSON.parse(out.trim().split('\n').pop()!) as ChildResult); } catch (e) { reject(e); }
+      try { resolve(JSON.parse(out.trim().split('\n').pop()!) as ChildResult); } catch (e) { reject(e as Error); }
     });
   });
 }
