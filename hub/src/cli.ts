@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { describeError, normaliseTopicUrl } from '@rsnotify/shared';
+import { RsnotifyError, describeError, normaliseTopicUrl } from '@rsnotify/shared';
+import type { HubCodesOf } from './errors/index.js';
 import { startHub } from './hub.js';
 import { hubOptionsSchema, type HubOptions } from './config.js';
 import { openSqliteRepository } from './store/index.js';
@@ -39,7 +40,13 @@ const SERVE_FLAGS: readonly FlagSpec[] = [
   { flag: '--log-level <level>', key: 'logLevel', env: 'LOG_LEVEL', kind: 'string', help: 'fatal|error|warn|info|debug|trace|silent (default info)' },
 ];
 
-class UsageError extends Error {}
+/** A command line the CLI cannot run: exit 2 with the command's help. */
+export class UsageError extends RsnotifyError<HubCodesOf<'UsageError'>> {
+  constructor(message: string) {
+    super('RSN_HUB_USAGE', message);
+    this.name = 'UsageError';
+  }
+}
 
 function convert(spec: FlagSpec, raw: unknown, where: string): unknown {
   if (raw === undefined) return undefined;

@@ -2,6 +2,7 @@
 // validated config-file shape, and their resolution into one HubConfig with every default filled in.
 import { z } from 'zod';
 import { RsnotifyError } from '@rsnotify/shared';
+import type { HubCodesOf } from './errors/index.js';
 import { DEFAULT_LEASE_BOUNDS, type LeaseBounds } from './subscriptions/lease.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './delivery/retry-policy.js';
 
@@ -51,7 +52,7 @@ export interface HubConfig {
   readonly replayWindowMs: number;
 }
 
-export class ConfigError extends RsnotifyError {
+export class ConfigError extends RsnotifyError<HubCodesOf<'ConfigError'>> {
   constructor(message: string, details: Record<string, unknown> = {}) {
     super('RSN_HUB_CONFIG_INVALID', message, { details });
     this.name = 'ConfigError';

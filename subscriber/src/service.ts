@@ -22,6 +22,7 @@ import {
   type LeasePolicy,
   type SubscriptionDeps,
 } from './subscription/index.js';
+import { SubscriberError } from './errors/index.js';
 
 export interface RunningSubscriber {
   /** Base of the callback URLs given to hubs (publicUrl, or http://host:boundPort). */
@@ -179,7 +180,7 @@ export async function startSubscriber(config: SubscriberConfig | ResolvedConfig,
 
 function findSource(cfg: ResolvedConfig, name: string): SourceConfig {
   const sc = cfg.sources.find((s) => s.name === name);
-  if (!sc) throw new Error(`no source named ${JSON.stringify(name)} in the config (have: ${cfg.sources.map((s) => s.name).join(', ') || 'none'})`);
+  if (!sc) throw new SubscriberError('RSN_SOURCE_UNKNOWN', `no source named ${JSON.stringify(name)} in the config (have: ${cfg.sources.map((s) => s.name).join(', ') || 'none'})`);
   return sc;
 }
 
@@ -208,7 +209,9 @@ export async function auditSource(config: SubscriberConfig | ResolvedConfig, nam
   const http = createHttpGetter({ allowPrivateNetworks: cfg.allowPrivateNetworks, perHostConcurrency: sc.fetchConcurrencyPerHost });
   try {
     const d = await discoverSource(sc.url, pageFetcherFrom(http));
-    if (!d.resourceListUrl) throw new Error(`${name}: the Capability List has no Resource List to audit against`);
+    if (!d.resourceListUrl) {
+      throw new SubscriberError('RSN_AUDIT_NO_RESOURCELIST', `${name}: the Capability List has no Resource List to audit against`);
+    }
     const report = await auditMirror(d.resourceListUrl, sc.mirrorDir, http);
     logger.info({ event: 'audit.completed', source: name, inSync: report.inSync, checked: report.checked, missing: report.missing.length, extra: report.extra.length, different: report.different.length }, 'audit.completed');
     return { ...report, resourceListUrl: d.resourceListUrl };

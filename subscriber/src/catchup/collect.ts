@@ -6,6 +6,7 @@ import {
   type Change, type DateTime, type DocumentHeader, type Entry, type ErrorDetails,
 } from '@rsnotify/shared';
 import { headerValue, type HttpGetter } from '../mirror/index.js';
+import type { SubscriberCodesOf } from '../errors/index.js';
 
 export interface CatchUpSource {
   /** A Change List or a Change List Index URL (from the Capability List). */
@@ -31,8 +32,8 @@ export interface CatchUpResult {
  * RSN_CATCHUP_NOT_CHANGELIST: the URL is not a Change List or Change List Index.
  * RSN_CATCHUP_TOO_DEEP: indexes nested deeper than we follow.
  */
-export class CatchUpError extends RsnotifyError {
-  constructor(code: 'RSN_CATCHUP_HTTP_STATUS' | 'RSN_CATCHUP_NOT_CHANGELIST' | 'RSN_CATCHUP_TOO_DEEP', message: string, details: ErrorDetails) {
+export class CatchUpError extends RsnotifyError<SubscriberCodesOf<'CatchUpError'>> {
+  constructor(code: SubscriberCodesOf<'CatchUpError'>, message: string, details: ErrorDetails) {
     super(code, message, { details });
     this.name = 'CatchUpError';
   }

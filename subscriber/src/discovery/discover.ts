@@ -15,6 +15,7 @@ import {
   type WebLink,
 } from '@rsnotify/shared';
 import type { FetchedPage, PageFetcher } from './fetch.js';
+import type { SubscriberCodesOf } from '../errors/index.js';
 
 export type DiscoveryRoute =
   | 'capability-list'
@@ -58,7 +59,7 @@ export interface Discovery {
   readonly steps: readonly DiscoveryStep[];
 }
 
-export class DiscoveryError extends RsnotifyError {
+export class DiscoveryError extends RsnotifyError<SubscriberCodesOf<'DiscoveryError'>> {
   constructor(url: string, message: string, steps: readonly DiscoveryStep[]) {
     super('RSN_DISCOVERY_FAILED', `${url}: ${message}`, { details: { url, steps } });
     this.name = 'DiscoveryError';

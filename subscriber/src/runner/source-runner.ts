@@ -13,7 +13,7 @@ import {
   type DateTime,
 } from '@rsnotify/shared';
 import { runBaseline } from '../baseline/index.js';
-import { collectChanges } from '../catchup/index.js';
+import { CatchUpError, collectChanges } from '../catchup/index.js';
 import type { ResolvedConfig, SourceConfig } from '../config.js';
 import { discoverSource, type Discovery, type PageFetcher } from '../discovery/index.js';
 import { createHookRunner, type HookRunner } from '../hooks/index.js';
@@ -36,6 +36,7 @@ import {
 import { sourceStatus, type SourceStatus } from '../status/index.js';
 import { createResourceStateStore, type EventRecord, type SourceRecord, type SqliteSubscriberStore, type SubscriptionRecord } from '../store/index.js';
 import { executeActions, planFor, retryDelayMs, type ChannelTarget, type LeasePolicy, type SubscriptionDeps } from '../subscription/index.js';
+import { SubscriberError } from '../errors/index.js';
 
 const MAX_TIMER_MS = 24 * 3_600_000;
 /** Mapping refusals: permanent by nature, reported but never retried (promise 4). */
@@ -480,7 +481,7 @@ export class SourceRunner {
     const id = await repo.startCatchUp(this.source.id, 'gap', effect.from.lexical, effect.to.lexical, clock());
     this.log.info({ event: 'catchup.started', from: effect.from.lexical, to: effect.to.lexical }, 'catchup.started');
     try {
-      if (!this.source.changeListUrl) throw new Error('the Capability List has no Change List');
+      if (!this.source.changeListUrl) throw new CatchUpError('RSN_CATCHUP_NO_CHANGELIST', 'the Capability List has no Change List', {});
       const r = await collectChanges({ changeListUrl: this.source.changeListUrl }, effect.from, effect.to, this.rt.http);
       if (r.historyGone) {
         await repo.finishCatchUp(id, { state: 'history-gone', finishedAt: clock() });
@@ -632,11 +633,11 @@ export class SourceRunner {
 
   async syncOnce(): Promise<{ syncedUntil?: string }> {
     const ok = await this.discover();
-    if (!ok) throw new Error(`discovery failed for ${this.cfg.name}`);
+    if (!ok) throw new SubscriberError('RSN_SYNC_FAILED', `discovery failed for ${this.cfg.name}`);
     const before = await this.rt.repo.getPosition(this.source.id);
     if (!before?.syncedUntil) {
       const at = await this.baseline('manual');
-      if (!at) throw new Error(`baseline failed for ${this.cfg.name}`);
+      if (!at) throw new SubscriberError('RSN_SYNC_FAILED', `baseline failed for ${this.cfg.name}`);
       this.ordering = initialOrderingState(at);
     } else {
       this.ordering = initialOrderingState(parseDateTime(before.syncedUntil));

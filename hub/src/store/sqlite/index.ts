@@ -10,6 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RsnotifyError, type SignatureMethod } from '@rsnotify/shared';
+import type { HubCodesOf } from '../../errors/index.js';
 import * as schema from '../schema.js';
 import type {
   ActivatedSubscription, CursorUpdate, HubRepository, Intent, NewIntent, NewNotification, SourceRecord,
@@ -19,8 +20,8 @@ import type {
 // Same relative path from src/store/sqlite and dist/store/sqlite.
 const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.url));
 
-export class StoreError extends RsnotifyError {
-  constructor(code: string, message: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+export class StoreError extends RsnotifyError<HubCodesOf<'StoreError'>> {
+  constructor(code: HubCodesOf<'StoreError'>, message: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
     super(code, message, options);
     this.name = 'StoreError';
   }
