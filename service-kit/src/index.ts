@@ -1,1 +1,2 @@
 export { type Clock, type Random, systemClock, systemRandom } from './clock.js';
+export { backoff, type BackoffOptions } from './backoff.js';

@@ -3,6 +3,7 @@
 // I/O, no timers, the clock comes in as `now`. The shell carries out the effects and reports back
 // through applied() / caughtUp() / catchUpFailed(); `syncedUntil` moves only there (promise 3).
 import { compareDateTime, type DateTime } from '@rsnotify/shared';
+import { backoff } from '@rsnotify/service-kit';
 
 export interface PendingNotification {
   readonly id: number;
@@ -87,7 +88,7 @@ function insertSorted(buffer: readonly PendingNotification[], n: PendingNotifica
 function retryDelay(attempts: number, opts: OrderingOptions): number {
   const base = opts.catchUpRetryBaseMs ?? DEFAULT_RETRY_BASE_MS;
   const max = opts.catchUpRetryMaxMs ?? DEFAULT_RETRY_MAX_MS;
-  return Math.min(max, base * 2 ** Math.max(0, attempts - 1));
+  return backoff(attempts, { baseMs: base, maxMs: max, jitter: 'none' }, Math.random);
 }
 
 /** The open gap [syncedUntil, head.from), if the buffer starts beyond the position. */
