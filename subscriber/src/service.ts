@@ -23,6 +23,7 @@ import {
   type SubscriptionDeps,
 } from './subscription/index.js';
 import { SubscriberError } from './errors/index.js';
+import { systemClock, systemRandom, type Clock, type Random } from '@rsnotify/service-kit';
 
 export interface RunningSubscriber {
   /** Base of the callback URLs given to hubs (publicUrl, or http://host:boundPort). */
@@ -33,11 +34,18 @@ export interface RunningSubscriber {
   close(): Promise<void>;
 }
 
+/** The runtime's decisions read the time as a function; the options take the shared Clock. */
+function clockFunction(clock: Clock): () => number {
+  return () => clock.now();
+}
+
 export interface StartOptions {
   /** Inject a logger (tests); default JSON lines on stdout at config.logLevel. */
   readonly logger?: Logger;
-  readonly clock?: () => number;
-  readonly rand?: () => number;
+  /** Wall-clock time for every decision (tests use a manual clock); default the system clock. */
+  readonly clock?: Clock;
+  /** Randomness for retry jitter; default Math.random. */
+  readonly random?: Random;
   /** Overrides of the lease policy (tests use short timeouts). */
   readonly leasePolicy?: Partial<LeasePolicy>;
 }
@@ -71,8 +79,8 @@ function buildRuntime(cfg: ResolvedConfig, options: StartOptions): Omit<Runtime,
     http,
     fetcher: pageFetcherFrom(http),
     hubAgent: createOutboundAgent({ allowPrivateNetworks: cfg.allowPrivateNetworks, connections: 4 }),
-    clock: options.clock ?? Date.now,
-    rand: options.rand ?? Math.random,
+    clock: clockFunction(options.clock ?? systemClock),
+    random: options.random ?? systemRandom,
     leasePolicy: {
       ...DEFAULT_LEASE_POLICY,
       retryInitialMs: cfg.retry.initialDelay,
@@ -128,7 +136,7 @@ export async function startSubscriber(config: SubscriberConfig | ResolvedConfig,
       callbackBase: callbackBaseUrl,
       logger: base.logger,
       clock: base.clock,
-      rand: base.rand,
+      random: base.random,
     },
   };
   base.logger.info({ event: 'subscriber.listening', url: callbackBaseUrl, port, sources: cfg.sources.map((s) => s.name) }, 'subscriber.listening');
@@ -294,7 +302,7 @@ export async function unsubscribeSource(
       callbackBase: '',
       logger: rt.logger,
       clock: rt.clock,
-      rand: rt.rand,
+      random: rt.random,
     };
     const live = (await rt.repo.listSubscriptions(source.id)).filter((s) => s.state === 'active' || s.state === 'pending-subscribe');
     const accepted: number[] = [];

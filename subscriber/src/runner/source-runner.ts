@@ -62,7 +62,7 @@ export interface Runtime {
   readonly fetcher: PageFetcher;
   readonly hubAgent: Agent;
   readonly clock: () => number;
-  readonly rand: () => number;
+  readonly random: () => number;
   readonly leasePolicy: LeasePolicy;
   readonly subDeps?: SubscriptionDeps;
 }
@@ -139,7 +139,7 @@ export class SourceRunner {
     this.enqueue(async () => {
       const ok = await this.discover();
       if (!ok) {
-        this.later('discover', retryDelayMs(++this.discoveryFailures, this.rt.leasePolicy, this.rt.rand), () => this.start());
+        this.later('discover', retryDelayMs(++this.discoveryFailures, this.rt.leasePolicy, this.rt.random), () => this.start());
         return;
       }
       this.discoveryFailures = 0;
@@ -271,7 +271,7 @@ export class SourceRunner {
     } else if (this.cfg.baseline === 'resourcelist' || this.source.mode === 'poll') {
       const at = await this.baseline('initial');
       if (!at) {
-        this.later('establish', retryDelayMs(++this.establishFailures, this.rt.leasePolicy, this.rt.rand), () => this.enqueue(() => this.establishPosition()));
+        this.later('establish', retryDelayMs(++this.establishFailures, this.rt.leasePolicy, this.rt.random), () => this.enqueue(() => this.establishPosition()));
         return;
       }
       await this.process(rebaselined(this.ordering, at, this.rt.clock(), this.opts));
@@ -395,7 +395,7 @@ export class SourceRunner {
     const failed = await this.recordResults(results);
     if (failed > 0) {
       this.applyFailures++;
-      const delay = retryDelayMs(this.applyFailures, { retryInitialMs: 1_000, retryMaxMs: 60_000 }, this.rt.rand);
+      const delay = retryDelayMs(this.applyFailures, { retryInitialMs: 1_000, retryMaxMs: 60_000 }, this.rt.random);
       this.log.warn({ event: 'apply.failed', inboxId: effect.id, failed, retryInMs: delay }, 'apply.failed');
       // Promise 3: the position stays until every change of the interval is really applied.
       this.later('apply-retry', delay, () => this.enqueue(() => this.process({ state: this.ordering, effects: [effect] })));

@@ -150,7 +150,7 @@ export function planSubscription(input: {
   readonly subs: readonly SubscriptionRecord[];
   readonly now: number;
   readonly policy: LeasePolicy;
-  readonly rand: () => number;
+  readonly random: () => number;
 }): SubscriptionPlan {
   const { target, now, policy } = input;
   const actions: SubscriptionAction[] = [];
@@ -201,7 +201,7 @@ export function planSubscription(input: {
       return { kind: 'subscribe', reason: 'retry', attempt: latest.attempt + 1, ...(current ? { renewsId: current.id } : {}) };
     }
     if (latest?.state === 'abandoned' && (!current || latest.id > current.id)) {
-      const at = latest.updatedAt + retryDelayMs(latest.attempt, policy, input.rand);
+      const at = latest.updatedAt + retryDelayMs(latest.attempt, policy, input.random);
       if (now < at) return at;
       return { kind: 'subscribe', reason: 'retry', attempt: latest.attempt + 1, ...(current ? { renewsId: current.id } : {}) };
     }
