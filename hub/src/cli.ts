@@ -102,7 +102,14 @@ function printJson(line: Record<string, unknown>): void {
 }
 
 async function serve(opts: Record<string, unknown>, cmd: Command): Promise<void> {
-  const options = serveOptions(opts, process.env, (k) => cmd.getOptionValueSource(k));
+  let options: HubOptions;
+  try {
+    options = serveOptions(opts, process.env, (k) => cmd.getOptionValueSource(k));
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`rsnotify-hub: ${err.message}\n\n${cmd.helpInformation()}`);
+    process.exit(2);
+  }
   const hub = await startHub(options);
   let stopping = false;
   const stop = (signal: string) => {
@@ -122,10 +129,20 @@ function openDirectory(db: string | undefined) {
   return { store, tenants: new TenantDirectory(store) };
 }
 
+/** The package's version, read from its package.json (next to src/ and dist/ alike). */
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
 export function buildProgram(): Command {
   const program = new Command('rsnotify-hub')
     .description('Multi-tenant WebSub hub for ResourceSync Change Notification')
-    .showHelpAfterError();
+    .version(packageVersion())
+    // Usage errors print the command's help and exit 2 (commander's own default is 1); the settings
+    // are inherited by the subcommands defined below.
+    .showHelpAfterError()
+    .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
 
   const serveCmd = program.command('serve').description('run the hub').option('--config <file>', 'JSON or YAML config file (keys as in HubOptions)');
   for (const spec of SERVE_FLAGS) serveCmd.addOption(new Option(spec.flag, `${spec.help} [env RSNOTIFY_HUB_${spec.env}]`));
