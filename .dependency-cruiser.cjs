@@ -58,7 +58,8 @@ module.exports = {
     },
     {
       name: 'wiring-through-index',
-      comment: 'The files at the top of src/ (wiring, CLI) use concept folders through their index.ts.',
+      comment:
+        'The files at the top of src/ (wiring, CLI) use concept folders through their index.ts.',
       severity: 'error',
       from: { path: '^(shared|service-kit|hub|subscriber)/src/[^/]+[.]ts$' },
       to: {

@@ -16,9 +16,25 @@ test('backoff doubles from baseMs per attempt and stops at maxMs', () => {
 
 test('half jitter stays within [step/2, step) and follows the random source', () => {
   const o = { baseMs: 1_000, maxMs: 60_000, jitter: 'half' } as const;
-  assert.equal(backoff(1, o, () => 0), 500);
-  assert.equal(backoff(1, o, () => 0.5), 750);
-  assert.equal(backoff(1, o, () => 0.999_999), 999);
-  assert.equal(backoff(3, o, () => 0), 2_000);
-  assert.equal(backoff(1, { baseMs: 1, maxMs: 1, jitter: 'half' }, () => 0), 1, 'never 0');
+  assert.equal(
+    backoff(1, o, () => 0),
+    500,
+  );
+  assert.equal(
+    backoff(1, o, () => 0.5),
+    750,
+  );
+  assert.equal(
+    backoff(1, o, () => 0.999_999),
+    999,
+  );
+  assert.equal(
+    backoff(3, o, () => 0),
+    2_000,
+  );
+  assert.equal(
+    backoff(1, { baseMs: 1, maxMs: 1, jitter: 'half' }, () => 0),
+    1,
+    'never 0',
+  );
 });

@@ -12,7 +12,10 @@ export const HUB_ERRORS = {
     class: 'StoreError',
     meaning: 'a topic prefix that another Source owns',
   },
-  RSN_SOURCE_BAD_NAME: { class: 'TenantError', meaning: 'a Source name with characters not allowed' },
+  RSN_SOURCE_BAD_NAME: {
+    class: 'TenantError',
+    meaning: 'a Source name with characters not allowed',
+  },
   RSN_SOURCE_NO_PREFIX: { class: 'TenantError', meaning: 'a Source without any topic prefix' },
   RSN_SOURCE_BAD_PREFIX: {
     class: 'TenantError',

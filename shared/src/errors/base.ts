@@ -8,7 +8,9 @@ export type ErrorDetails = Record<string, unknown>;
  * and what it means. Each package has one (`SHARED_ERRORS`, `HUB_ERRORS`, ...) and derives its code
  * types from it with `CodesOf`.
  */
-export type ErrorCatalog = Readonly<Record<string, { readonly class: string; readonly meaning: string }>>;
+export type ErrorCatalog = Readonly<
+  Record<string, { readonly class: string; readonly meaning: string }>
+>;
 
 /** The codes of a catalog that the class named `Cls` may carry. */
 export type CodesOf<C extends ErrorCatalog, Cls extends string> = {
@@ -23,7 +25,11 @@ export class RsnotifyError<Code extends string = string> extends Error {
   readonly code: Code;
   readonly details: ErrorDetails;
 
-  constructor(code: Code, message: string, options: { cause?: unknown; details?: ErrorDetails } = {}) {
+  constructor(
+    code: Code,
+    message: string,
+    options: { cause?: unknown; details?: ErrorDetails } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'RsnotifyError';
     this.code = code;
@@ -48,4 +54,3 @@ export function describeError(err: unknown): { code?: string; message: string } 
   }
   return { message: String(err) };
 }
-

@@ -6,7 +6,10 @@ export const SHARED_ERRORS = {
   RS_XML_MALFORMED: { class: 'DocumentError', meaning: 'not well-formed XML' },
   RS_DOCTYPE_FORBIDDEN: { class: 'DocumentError', meaning: 'a DOCTYPE or ENTITY declaration' },
   RS_TOO_LARGE: { class: 'DocumentError', meaning: 'the document is over the size limit' },
-  RS_UNKNOWN_ROOT: { class: 'DocumentError', meaning: 'the root is neither urlset nor sitemapindex' },
+  RS_UNKNOWN_ROOT: {
+    class: 'DocumentError',
+    meaning: 'the root is neither urlset nor sitemapindex',
+  },
   RS_MISSING_ELEMENT: { class: 'DocumentError', meaning: 'a required element is missing' },
   RS_BAD_ATTRIBUTE: { class: 'DocumentError', meaning: 'an attribute value is not valid' },
   RS_BAD_DATETIME: {

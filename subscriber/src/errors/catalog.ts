@@ -43,7 +43,10 @@ export const SUBSCRIBER_ERRORS = {
   RSN_HTTP_TOO_LARGE: { class: 'MirrorError', meaning: 'a body over the configured limit' },
   RSN_FETCH_FAILED: { class: 'MirrorError', meaning: 'a network error that outlived the retries' },
   RSN_WRITE_FAILED: { class: 'MirrorError', meaning: 'the file system refused a write' },
-  RSN_MIRROR_CLOSED: { class: 'MirrorError', meaning: 'the mirror closed before the change applied' },
+  RSN_MIRROR_CLOSED: {
+    class: 'MirrorError',
+    meaning: 'the mirror closed before the change applied',
+  },
   RSN_STORE_CLOSED: { class: 'StoreError', meaning: 'a store operation after the store closed' },
   RSN_SOURCE_UNKNOWN: {
     class: 'SubscriberError',
