@@ -8,7 +8,6 @@ import { spawn } from 'node:child_process';
 import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { once } from 'node:events';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchContext, BenchRow, BenchScenario } from '../types.js';
@@ -82,11 +81,7 @@ async function runChild(mode: Mode, file: string): Promise<ChildResult> {
   // Load each parser before the clock starts: module loading (tsx compiling shared's sources,
   // undici) is start-up cost, not parsing.
   const { streamDocument } = await import('@rsnotify/shared');
-  // fast-xml-parser is a dependency of @rsnotify/shared, not of test/, so resolve it from there.
-  const fromShared = createRequire(fileURLToPath(import.meta.resolve('@rsnotify/shared')));
-  const { XMLParser } = fromShared('fast-xml-parser') as {
-    XMLParser: new (options: Record<string, unknown>) => { parse(xml: string): unknown };
-  };
+  const { XMLParser } = await import('fast-xml-parser');
   const ARR = new Set(['urlset.url', 'sitemapindex.sitemap', 'urlset.rs:ln', 'urlset.url.rs:ln', 'sitemapindex.rs:ln', 'sitemapindex.sitemap.rs:ln']);
   const parser = new XMLParser({
     ignoreAttributes: false, attributeNamePrefix: '@_', removeNSPrefix: false, processEntities: true, htmlEntities: true,
