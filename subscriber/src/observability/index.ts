@@ -1,7 +1,7 @@
 // observability/: the JSON logger (one event per line, stable `event` names, secrets redacted) and
 // the Prometheus metrics of the subscriber.
 import pino, { type Logger } from 'pino';
-import { Counter, Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 
 export type { Logger } from 'pino';
 
@@ -28,12 +28,14 @@ export interface SubscriberMetrics {
   readonly changesApplied: Counter<'source' | 'outcome'>;
   readonly gaps: Counter<'source'>;
   readonly catchUps: Counter<'source' | 'result'>;
-  readonly lagMs: Gauge<'source'>;
+  readonly lagSeconds: Gauge<'source'>;
   readonly buffered: Gauge<'source'>;
 }
 
 export function createMetrics(): SubscriberMetrics {
   const registry = new Registry();
+  // Process metrics (CPU, memory, event-loop lag, handles) under their standard names.
+  collectDefaultMetrics({ register: registry });
   const c = <L extends string>(name: string, help: string, labelNames: L[]) => new Counter<L>({ name, help, labelNames, registers: [registry] });
   const g = <L extends string>(name: string, help: string, labelNames: L[]) => new Gauge<L>({ name, help, labelNames, registers: [registry] });
   return {
@@ -46,7 +48,7 @@ export function createMetrics(): SubscriberMetrics {
     changesApplied: c('rsnotify_subscriber_changes_total', 'Resource changes by outcome', ['source', 'outcome']),
     gaps: c('rsnotify_subscriber_gaps_total', 'Gaps detected between notifications', ['source']),
     catchUps: c('rsnotify_subscriber_catchups_total', 'Catch-ups from the Change Lists by result', ['source', 'result']),
-    lagMs: g('rsnotify_subscriber_lag_ms', 'Newest until received minus syncedUntil', ['source']),
+    lagSeconds: g('rsnotify_subscriber_lag_seconds', 'Newest until received minus syncedUntil', ['source']),
     buffered: g('rsnotify_subscriber_buffered_notifications', 'Notifications waiting for a gap to close', ['source']),
   };
 }

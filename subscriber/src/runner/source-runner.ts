@@ -341,7 +341,7 @@ export class SourceRunner {
     const name = this.cfg.name;
     this.rt.metrics.buffered.set({ source: name }, this.ordering.buffer.length);
     const p = this.ordering.syncedUntil;
-    this.rt.metrics.lagMs.set({ source: name }, p && this.newestUntil ? Math.max(0, this.newestUntil.epochMs - p.epochMs) : 0);
+    this.rt.metrics.lagSeconds.set({ source: name }, p && this.newestUntil ? Math.max(0, this.newestUntil.epochMs - p.epochMs) / 1000 : 0);
   }
 
   private async execute(effect: OrderingEffect): Promise<Transition | undefined> {
