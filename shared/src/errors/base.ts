@@ -47,7 +47,7 @@ export function isRsnotifyError(err: unknown, code?: string): err is RsnotifyErr
 
 /** A short text for logs from any thrown value, without leaking stacks into structured fields. */
 export function describeError(err: unknown): { code?: string; message: string } {
-  if (err instanceof RsnotifyError) return { code: err.code, message: err.message };
+  if (isRsnotifyError(err)) return { code: err.code, message: err.message };
   if (err instanceof Error) {
     const code = (err as { code?: unknown }).code;
     return typeof code === 'string' ? { code, message: err.message } : { message: err.message };
