@@ -2,10 +2,11 @@
 // Runs every *.test.ts of the workspace with node's own test runner on the TypeScript sources.
 // Node 20's --test expands no globs and finds no .ts files by itself, so we collect them here.
 // Usage: node scripts/run-tests.mjs [path-substring ...]   (e.g. `pnpm test hub/` or `pnpm test e2e`)
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { startPostgres } from './postgres-server.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const roots = ['shared/test', 'service-kit/test', 'hub/test', 'subscriber/test', 'test/src', 'test/e2e'];
@@ -33,5 +34,27 @@ const args = [
   `--test-concurrency=${concurrency}`, '--test-timeout=180000', '--test-force-exit',
   ...selected,
 ];
-const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit' });
-child.on('exit', (code, signal) => process.exit(signal ? 1 : (code ?? 1)));
+// One throw-away PostgreSQL server for every test file of this run that needs one (they call
+// testPostgres() from scripts/postgres-server.mjs and create their own databases on it).
+const env = { ...process.env };
+let pg;
+if (!env.RSNOTIFY_TEST_PG_URL && selected.some((f) => readFileSync(join(root, f), 'utf8').includes('testPostgres('))) {
+  pg = await startPostgres();
+  if ('error' in pg) {
+    if (process.env.CI) {
+      console.error(`PostgreSQL could not be started for the tests: ${pg.error}`);
+      process.exit(1);
+    }
+    console.error(`NOTE: PostgreSQL tests are SKIPPED: ${pg.error}`);
+    env.RSNOTIFY_TEST_PG_SKIP = `PostgreSQL could not be started: ${pg.error}`;
+    pg = undefined;
+  } else {
+    env.RSNOTIFY_TEST_PG_URL = pg.adminUrl;
+    console.error(`PostgreSQL for the tests: 127.0.0.1:${pg.port} (temporary, stopped at the end)`);
+  }
+}
+const stopPg = () => { pg?.stop(); pg = undefined; };
+process.on('SIGINT', () => { stopPg(); process.exit(130); });
+process.on('SIGTERM', () => { stopPg(); process.exit(143); });
+const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env });
+child.on('exit', (code, signal) => { stopPg(); process.exit(signal ? 1 : (code ?? 1)); });

@@ -7,6 +7,7 @@ import type { Logger, HubMetrics } from './observability/index.js';
 import { checkHealth } from './observability/index.js';
 import { isFormContentType, isXmlContentType, type PublishingService } from './publishing/index.js';
 import { parseHubForm, type SubscriptionService } from './subscriptions/index.js';
+import { isStoreUnavailable } from './store/index.js';
 
 export interface AppDeps {
   readonly hubPath: string;
@@ -19,6 +20,8 @@ export interface AppDeps {
   readonly ping: () => Promise<void>;
   /** False while shutting down: new requests get 503. */
   readonly accepting: () => boolean;
+  /** Extra /healthz fields (engine, this process's delivery claims, cluster role). */
+  readonly healthDetails?: () => Record<string, unknown>;
 }
 
 type Body = { ok: true; bytes: Buffer } | { ok: false; status: 413 | 400; reason: string };
@@ -102,7 +105,7 @@ export function createApp(deps: AppDeps): Hono {
 
   app.get('/healthz', async (c) => {
     const report = await checkHealth(deps.ping);
-    return c.json(report, report.ok ? 200 : 503);
+    return c.json({ ...deps.healthDetails?.(), ...report }, report.ok ? 200 : 503);
   });
 
   app.get('/metrics', async (c) => {
@@ -112,6 +115,11 @@ export function createApp(deps: AppDeps): Hono {
 
   app.notFound((c) => c.text('not found\n', 404));
   app.onError((err, c) => {
+    if (isStoreUnavailable(err)) {
+      // The database is away: nothing was committed, so the client must retry (never 200 without a commit).
+      logger.warn({ event: 'request.store_unavailable', path: c.req.path }, 'database unavailable; answered 503');
+      return c.text('database unavailable; retry later\n', 503, { 'retry-after': '1' });
+    }
     logger.error({ event: 'request.error', err: describeError(err), path: c.req.path }, 'request failed');
     return c.text('internal error\n', 500);
   });

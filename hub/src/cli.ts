@@ -12,7 +12,7 @@ import { RsnotifyError, describeError, normaliseTopicUrl } from '@rsnotify/share
 import type { HubCodesOf } from './errors/index.js';
 import { startHub } from './hub.js';
 import { hubOptionsSchema, type HubOptions } from './config.js';
-import { openSqliteRepository } from './store/index.js';
+import { openRepository } from './store/index.js';
 import { TenantDirectory } from './tenants/index.js';
 
 const DEFAULT_DB = './data/hub.db';
@@ -24,7 +24,7 @@ const SERVE_FLAGS: readonly FlagSpec[] = [
   { flag: '--host <host>', key: 'host', env: 'HOST', kind: 'string', help: 'address to listen on (default 127.0.0.1)' },
   { flag: '--port <port>', key: 'port', env: 'PORT', kind: 'int', help: 'port to listen on, 0 for an ephemeral one (default 8080)' },
   { flag: '--public-url <url>', key: 'publicUrl', env: 'PUBLIC_URL', kind: 'string', help: 'hub URL advertised to Sources and sent as rel=hub; the endpoint is served at its path (default http://HOST:PORT/hub)' },
-  { flag: '--db <file>', key: 'dbFile', env: 'DB', kind: 'string', help: `SQLite database file (default ${DEFAULT_DB})` },
+  { flag: '--db <file>', key: 'dbFile', env: 'DB', kind: 'string', help: `SQLite database file, or postgres://user:password@host:port/dbname for several hub processes on one PostgreSQL (default ${DEFAULT_DB})` },
   { flag: '--open-publishing', key: 'openPublishing', env: 'OPEN_PUBLISHING', kind: 'bool', help: 'accept publishing to any topic without a token (development only)' },
   { flag: '--allow-private-networks', key: 'allowPrivateNetworks', env: 'ALLOW_PRIVATE_NETWORKS', kind: 'bool', help: 'allow loopback and private callback and topic addresses' },
   { flag: '--lease-min <seconds>', key: 'leaseMinSeconds', env: 'LEASE_MIN', kind: 'int', help: 'shortest lease granted (default 300)' },
@@ -124,8 +124,9 @@ async function serve(opts: Record<string, unknown>, cmd: Command): Promise<void>
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-function openDirectory(db: string | undefined) {
-  const store = openSqliteRepository(db ?? process.env.RSNOTIFY_HUB_DB ?? DEFAULT_DB);
+async function openDirectory(db: string | undefined) {
+  // A file path is SQLite, postgres://... is PostgreSQL (no LISTEN needed for one command).
+  const store = await openRepository(db ?? process.env.RSNOTIFY_HUB_DB ?? DEFAULT_DB, { listen: false, poolSize: 2 });
   return { store, tenants: new TenantDirectory(store) };
 }
 
@@ -153,39 +154,39 @@ export function buildProgram(): Command {
     .description('register a Source; prints its publish token ONCE (only a hash is stored)')
     .requiredOption('--topic-prefix <url...>', 'topic URL prefixes the Source owns')
     .option('--allow-callback <prefix...>', 'only callbacks starting with one of these may subscribe (others are denied, WH-14)')
-    .option('--db <file>', `SQLite database file (default ${DEFAULT_DB})`)
+    .option('--db <file>', `SQLite database file or postgres:// URL (default ${DEFAULT_DB})`)
     .action(async (name: string, o: { topicPrefix: string[]; allowCallback?: string[]; db?: string }) => {
-      const { store, tenants } = openDirectory(o.db);
+      const { store, tenants } = await openDirectory(o.db);
       try {
         const { token, source: s } = await tenants.addSource(name, o.topicPrefix, o.allowCallback ?? []);
         printJson({ event: 'source.added', name: s.name, topicPrefixes: s.topicPrefixes, allowCallbacks: s.callbackPrefixes, token });
         process.stderr.write(`Source ${s.name} registered. Its publish token (shown only now; send it as "Authorization: Bearer <token>"):\n${token}\n`);
-      } finally { store.close(); }
+      } finally { await store.close(); }
     });
-  source.command('list').description('list registered Sources').option('--db <file>', 'SQLite database file').option('--json', 'one JSON line per Source')
+  source.command('list').description('list registered Sources').option('--db <file>', 'SQLite database file or postgres:// URL').option('--json', 'one JSON line per Source')
     .action(async (o: { db?: string; json?: boolean }) => {
-      const { store, tenants } = openDirectory(o.db);
+      const { store, tenants } = await openDirectory(o.db);
       try {
         for (const s of await tenants.sources()) {
           if (o.json) printJson({ name: s.name, topicPrefixes: s.topicPrefixes, allowCallbacks: s.callbackPrefixes, createdAt: new Date(s.createdAt).toISOString() });
           else process.stdout.write(`${s.name}\t${s.topicPrefixes.join(' ')}${s.callbackPrefixes.length ? `\tcallbacks: ${s.callbackPrefixes.join(' ')}` : ''}\n`);
         }
-      } finally { store.close(); }
+      } finally { await store.close(); }
     });
-  source.command('remove <name>').description('remove a Source (its token stops working)').option('--db <file>', 'SQLite database file')
+  source.command('remove <name>').description('remove a Source (its token stops working)').option('--db <file>', 'SQLite database file or postgres:// URL')
     .action(async (name: string, o: { db?: string }) => {
-      const { store, tenants } = openDirectory(o.db);
+      const { store, tenants } = await openDirectory(o.db);
       try {
         const removed = await tenants.removeSource(name);
         printJson({ event: removed ? 'source.removed' : 'source.not_found', name });
         if (!removed) process.exitCode = 1;
-      } finally { store.close(); }
+      } finally { await store.close(); }
     });
 
   program.command('subscriptions').description('list subscriptions (one JSON line each)')
-    .option('--topic <url>', 'only this topic').option('--db <file>', 'SQLite database file')
+    .option('--topic <url>', 'only this topic').option('--db <file>', 'SQLite database file or postgres:// URL')
     .action(async (o: { topic?: string; db?: string }) => {
-      const { store } = openDirectory(o.db);
+      const { store } = await openDirectory(o.db);
       try {
         const now = Date.now();
         for (const s of await store.listSubscriptions(o.topic ? { topicUrl: normaliseTopicUrl(o.topic) } : {})) {
@@ -195,7 +196,7 @@ export function buildProgram(): Command {
             attempts: s.attempts, lastStatus: s.lastStatus, lastError: s.lastError,
           });
         }
-      } finally { store.close(); }
+      } finally { await store.close(); }
     });
   return program;
 }

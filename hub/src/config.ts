@@ -5,12 +5,14 @@ import { RsnotifyError } from '@rsnotify/shared';
 import type { HubCodesOf } from './errors/index.js';
 import { DEFAULT_LEASE_BOUNDS, type LeaseBounds } from './subscriptions/lease.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './delivery/retry-policy.js';
+import { parseDbLocation } from './store/open.js';
 
 export interface HubOptions {
   host?: string;
   port?: number;
   /** Default http://{host}:{port}/hub; the hub endpoint is served at its path. */
   publicUrl?: string;
+  /** A SQLite file path, or postgres://user:password@host:port/dbname (several hub processes, one database). */
   dbFile: string;
   openPublishing?: boolean;
   allowPrivateNetworks?: boolean;
@@ -91,6 +93,12 @@ export function resolveHubConfig(options: HubOptions): HubConfig {
   const parsed = hubOptionsSchema.safeParse(options);
   if (!parsed.success) throw new ConfigError(`invalid hub options: ${z.prettifyError(parsed.error)}`);
   const o = parsed.data;
+  try {
+    // A path is SQLite, postgres:// is PostgreSQL; any other scheme is refused, never taken as a file name.
+    parseDbLocation(o.dbFile);
+  } catch (err) {
+    throw new ConfigError((err as Error).message, { db: o.dbFile.replace(/\/\/[^@/]*@/, '//***@') });
+  }
   const leases: LeaseBounds = {
     minSeconds: o.leaseMinSeconds ?? DEFAULT_LEASE_BOUNDS.minSeconds,
     defaultSeconds: o.leaseDefaultSeconds ?? DEFAULT_LEASE_BOUNDS.defaultSeconds,

@@ -1,5 +1,10 @@
 // startHub: wires store, services, workers and the HTTP server into one running hub, and takes them
 // down in the right order (stop accepting, let in-flight work finish or stay queued, close the DB).
+// With PostgreSQL (--db postgres://...) the process is one of a cluster: it drives only the
+// subscriptions it has claimed, wakes on other processes' commits (LISTEN), and runs the
+// once-per-cluster jobs only while it holds the leader lock (hub/src/cluster/).
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
@@ -9,7 +14,8 @@ import { resolveHubConfig, resolvePublicUrl, type HubConfig, type HubOptions } f
 import { DeliveryScheduler, NotificationCache, createSender } from './delivery/index.js';
 import { createLogger, HubMetrics, type Logger } from './observability/index.js';
 import { PublishingService, TopicChecker } from './publishing/index.js';
-import { openSqliteRepository, type HubRepository } from './store/index.js';
+import { openRepository, parseDbLocation, type HubRepository, type PostgresRepository } from './store/index.js';
+import { ClusterCoordinator, ClusterLeader, ClusterTopicChecker, registerClusterMetrics, type LeaderJobs } from './cluster/index.js';
 import { SubscriptionService, VerificationWorker } from './subscriptions/index.js';
 import { TenantDirectory } from './tenants/index.js';
 import { systemClock, systemRandom, type Clock, type Random } from '@rsnotify/service-kit';
@@ -45,7 +51,11 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
   const clock = options.clock ?? systemClock;
   const random = options.random ?? systemRandom;
   const now = () => clock.now();
-  const store: HubRepository = openSqliteRepository(config.dbFile);
+  const where = parseDbLocation(config.dbFile);
+  const store: HubRepository = await openRepository(config.dbFile);
+  const pgStore = where.engine === 'postgres' ? store as PostgresRepository : undefined;
+  const nodeId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  const dbLabel = pgStore ? `postgres://${pgStore.target.display}` : config.dbFile;
   const outbound = { allowPrivateNetworks: config.allowPrivateNetworks };
   const agent = createOutboundAgent({
     ...outbound, connections: config.connectionsPerOrigin,
@@ -53,25 +63,58 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
   });
   const tenants = new TenantDirectory(store, now);
   let scheduler: DeliveryScheduler | undefined;
+  let coordinator: ClusterCoordinator | undefined;
   const metrics = new HubMetrics({
     subscriptionCounts: () => store.countSubscriptions(now()),
     queueDepth: () => scheduler?.queueDepth() ?? 0,
     inFlight: () => scheduler?.inFlightCount() ?? 0,
   });
+  if (pgStore) {
+    coordinator = new ClusterCoordinator({ store: pgStore, scheduler: () => deliveries, logger, nodeId });
+  }
   scheduler = new DeliveryScheduler({
     store, send: createSender(agent, { timeoutMs: config.requestTimeoutMs }), cache: new NotificationCache(64 * 1024 * 1024),
-    logger, metrics, retry: config.retry, maxInFlight: config.maxInFlight, now, random,
+    logger, metrics, retry: config.retry, maxInFlight: config.maxInFlight, now, random, ownership: coordinator,
   });
   const deliveries = scheduler;
-  const verifier = new VerificationWorker({
-    store, agent, logger, metrics, now, timeoutMs: config.requestTimeoutMs, concurrency: 32,
-    onSubscribed: (s) => deliveries.upsert(s), onUnsubscribed: (s) => deliveries.remove(s.id),
-  });
-  const verification = verifier;
+  let verifier: VerificationWorker | undefined;
   const subscriptions = new SubscriptionService({
     store, tenants, logger, leases: config.leases, outbound, now,
-    wakeVerifier: () => verification.wake(), onExpired: (s) => deliveries.remove(s.id),
+    // With PostgreSQL the leader hears of the new intent through the store's pg_notify as well.
+    wakeVerifier: () => verifier?.wake(), onExpired: (s) => deliveries.remove(s.id),
   });
+
+  /** The jobs that must run once (per process with SQLite, per cluster with PostgreSQL). */
+  const startJobs = (): LeaderJobs => {
+    const worker = new VerificationWorker({
+      store, agent, logger, metrics, now, timeoutMs: config.requestTimeoutMs, concurrency: 32,
+      onSubscribed: (s) => deliveries.upsert(s), onUnsubscribed: (s) => deliveries.remove(s.id),
+    });
+    verifier = worker;
+    const offIntent = pgStore?.events.on((e) => { if (e.kind === 'intent' || e.kind === 'resync') worker.wake(); });
+    worker.start();
+    const sweep = setInterval(() => {
+      subscriptions.sweepExpired().catch((err: unknown) => logger.error({ event: 'store.error', err: describeError(err) }, 'expiry sweep failed'));
+    }, SWEEP_INTERVAL_MS);
+    const prune = setInterval(() => {
+      store.pruneNotifications(now() - config.replayWindowMs)
+        .then((n) => { if (n > 0) logger.debug({ event: 'notifications.pruned', count: n }, 'pruned delivered notifications'); })
+        .catch((err: unknown) => logger.error({ event: 'store.error', err: describeError(err) }, 'prune failed'));
+    }, PRUNE_INTERVAL_MS);
+    sweep.unref();
+    prune.unref();
+    return {
+      async stop() {
+        clearInterval(sweep);
+        clearInterval(prune);
+        offIntent?.();
+        if (verifier === worker) verifier = undefined;
+        await worker.close();
+      },
+    };
+  };
+  let leader: ClusterLeader | undefined;
+  let soleJobs: LeaderJobs | undefined;
 
   let accepting = true;
   let url = '';
@@ -80,24 +123,38 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
     get hubUrl() { return url; },
     maxBodyBytes: config.maxBodyBytes, fetchTimeoutMs: config.requestTimeoutMs, now,
     onAccepted: (n: Parameters<DeliveryScheduler['published']>[0]) => deliveries.published(n),
-    topicChecker: config.checkTopics
-      ? new TopicChecker({ agent, logger, metrics, outbound, now, intervalMs: 600_000, timeoutMs: config.requestTimeoutMs })
-      : undefined,
+    topicChecker: !config.checkTopics ? undefined : pgStore
+      ? new ClusterTopicChecker({ agent, logger, metrics, outbound, now, intervalMs: 600_000, timeoutMs: config.requestTimeoutMs }, pgStore.cluster)
+      : new TopicChecker({ agent, logger, metrics, outbound, now, intervalMs: 600_000, timeoutMs: config.requestTimeoutMs }),
   };
   const publishing = new PublishingService(publishingDeps);
 
   try {
     await scheduler.start();
+    if (pgStore && coordinator) {
+      const c = coordinator;
+      await c.start();
+      leader = new ClusterLeader({ lock: pgStore.cluster.leaderLock(), logger, nodeId, startJobs });
+      await leader.start();
+      const l = leader;
+      registerClusterMetrics(metrics, { cluster: pgStore.cluster, claims: () => c.claims(), liveNodes: () => c.liveNodes, leader: () => l.isLeader });
+    } else {
+      soleJobs = startJobs();
+    }
   } catch (err) {
-    store.close();
+    await coordinator?.close().catch(() => undefined);
+    await leader?.close().catch(() => undefined);
+    await store.close();
     throw err;
   }
-  verifier.start();
 
   const hubPath = new URL(config.publicUrl ?? 'http://x/hub').pathname;
   const app = createApp({
     hubPath, subscriptions, publishing, metrics, logger, maxBodyBytes: config.maxBodyBytes, maxFormBytes: 64 * 1024,
     ping: () => store.ping(), accepting: () => accepting,
+    healthDetails: () => (pgStore
+      ? { engine: 'postgres', db: pgStore.target.display, node: nodeId, claims: coordinator?.claims() ?? 0, liveNodes: coordinator?.liveNodes ?? 1, leader: leader?.isLeader ?? false, listening: pgStore.events.connected }
+      : {}), // SQLite: one process drives everything; the report stays { ok, database }
   });
 
   const server = await new Promise<Server>((resolve, reject) => {
@@ -106,8 +163,11 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
       serverOptions: { requestTimeout: 60_000, headersTimeout: 15_000, maxHeaderSize: 16 * 1024, keepAliveTimeout: 30_000 },
     }, () => resolve(s as Server)) as Server;
     s.once('error', reject);
-  }).catch((err: unknown) => {
-    store.close();
+  }).catch(async (err: unknown) => {
+    await coordinator?.close().catch(() => undefined);
+    await leader?.close().catch(() => undefined);
+    await soleJobs?.stop();
+    await store.close();
     throw err;
   });
   const port = (server.address() as AddressInfo).port;
@@ -122,18 +182,7 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
     else socket.destroy();
   });
 
-  const sweep = setInterval(() => {
-    subscriptions.sweepExpired().catch((err: unknown) => logger.error({ event: 'store.error', err: describeError(err) }, 'expiry sweep failed'));
-  }, SWEEP_INTERVAL_MS);
-  const prune = setInterval(() => {
-    store.pruneNotifications(now() - config.replayWindowMs)
-      .then((n) => { if (n > 0) logger.debug({ event: 'notifications.pruned', count: n }, 'pruned delivered notifications'); })
-      .catch((err: unknown) => logger.error({ event: 'store.error', err: describeError(err) }, 'prune failed'));
-  }, PRUNE_INTERVAL_MS);
-  sweep.unref();
-  prune.unref();
-
-  logger.info({ event: 'hub.listening', url, port, db: config.dbFile, openPublishing: config.openPublishing, allowPrivateNetworks: config.allowPrivateNetworks }, 'hub listening');
+  logger.info({ event: 'hub.listening', url, port, db: dbLabel, node: pgStore ? nodeId : undefined, openPublishing: config.openPublishing, allowPrivateNetworks: config.allowPrivateNetworks }, 'hub listening');
 
   let closing: Promise<void> | undefined;
   return {
@@ -147,17 +196,17 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
     close() {
       closing ??= (async () => {
         accepting = false;
-        clearInterval(sweep);
-        clearInterval(prune);
         const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        await Promise.all([verification.close(), deliveries.close()]);
+        await Promise.all([soleJobs?.stop(), leader?.close(), deliveries.close()]);
+        // Claims go back only after the cursors are saved, so the next owner starts where this one stopped.
+        await coordinator?.close();
         // Requests still open after the workers stopped get cut; anything they had not committed was never answered 200.
         const cut = setTimeout(() => server.closeAllConnections(), 2_000);
         await serverClosed;
         clearTimeout(cut);
         await agent.close().catch(() => undefined);
-        store.close();
+        await store.close();
         logger.info({ event: 'hub.stopped', url }, 'hub stopped');
         await new Promise<void>((resolve) => logger.flush(() => resolve()));
       })();

@@ -7,6 +7,7 @@ import { signatureHeader } from '@rsnotify/shared';
 import type { Logger } from '../observability/index.js';
 import type { HubMetrics } from '../observability/index.js';
 import type { CursorUpdate, HubRepository, StoredNotification, Subscription } from '../store/index.js';
+import type { DeliveryOwnership } from '../cluster/ownership.js';
 import type { NotificationCache } from './cache.js';
 import type { DeliveryOutcome } from './outcome.js';
 import { nextStep, type RetryPolicy } from './retry-policy.js';
@@ -51,6 +52,8 @@ export interface SchedulerDeps {
   readonly random: () => number;
   /** How long cursor moves are gathered before one transaction writes them. */
   readonly flushDelayMs?: number;
+  /** Which subscriptions this process drives (several hub processes on one database); default all. */
+  readonly ownership?: DeliveryOwnership;
 }
 
 export class DeliveryScheduler {
@@ -65,13 +68,15 @@ export class DeliveryScheduler {
   private flushing: Promise<void> = Promise.resolve();
   private closed = false;
   private idleWaiters: (() => void)[] = [];
+  private readonly releasing = new Set<number>();
+  private flushFailures = 0;
 
   constructor(private readonly deps: SchedulerDeps) {}
 
   /** Loads every topic and subscription: pending deliveries resume where the stored cursors are. */
   async start(): Promise<void> {
     for (const t of await this.deps.store.listTopics()) this.topic(t.id, t.lastSeq);
-    for (const s of await this.deps.store.listSubscriptions()) this.track(s);
+    for (const s of await this.deps.store.listSubscriptions()) if (this.drives(s.id)) this.track(s);
     for (const sub of this.subs.values()) this.consider(sub);
     this.pump();
   }
@@ -100,10 +105,41 @@ export class DeliveryScheduler {
         existing.nextAttemptAt = 0;
       }
       this.consider(existing);
-    } else {
+    } else if (this.drives(s.id)) {
       this.consider(this.track(s));
     }
     this.pump();
+  }
+
+  private drives(id: number): boolean {
+    return this.deps.ownership?.drives(id) ?? true;
+  }
+
+  /** Another process committed notifications up to `seq` on the topic (the wake hook). */
+  wake(topicId: number, seq: number): void {
+    const topic = this.topics.get(topicId);
+    if (!topic || seq <= topic.lastSeq) return;
+    topic.lastSeq = seq;
+    for (const sub of topic.subs.values()) this.consider(sub);
+    this.pump();
+  }
+
+  /** Hands a subscription back (another process takes it): waits for its delivery in flight, saves its cursor. */
+  async release(id: number): Promise<void> {
+    const sub = this.subs.get(id);
+    if (!sub) return;
+    this.releasing.add(id);
+    while (sub.inFlight) await new Promise((r) => setTimeout(r, 5));
+    const cursor = this.dirty.get(id);
+    this.remove(id);
+    this.releasing.delete(id);
+    if (cursor) this.dirty.set(id, cursor);
+    await this.flush();
+  }
+
+  /** Subscriptions this process drives now. */
+  drivenCount(): number {
+    return this.subs.size;
   }
 
   remove(id: number): void {
@@ -168,7 +204,7 @@ export class DeliveryScheduler {
   }
 
   private consider(sub: SubState): void {
-    if (this.closed || sub.removed || sub.inFlight || sub.queued) return;
+    if (this.closed || sub.removed || sub.inFlight || sub.queued || this.releasing.has(sub.id)) return;
     if (sub.deliveredSeq >= sub.topic.lastSeq) return;
     const now = this.deps.now();
     if (sub.leaseExpiresAt <= now) {
@@ -192,7 +228,7 @@ export class DeliveryScheduler {
     while (!this.closed && this.inFlight < max && this.readyHead < this.ready.length) {
       const sub = this.ready[this.readyHead++]!;
       sub.queued = false;
-      if (sub.removed || sub.inFlight || sub.deliveredSeq >= sub.topic.lastSeq) continue;
+      if (sub.removed || sub.inFlight || sub.deliveredSeq >= sub.topic.lastSeq || this.releasing.has(sub.id)) continue;
       void this.deliver(sub);
     }
     if (this.readyHead > 1024 && this.readyHead * 2 > this.ready.length) {
@@ -321,13 +357,19 @@ export class DeliveryScheduler {
       this.dirty.clear();
       try {
         await this.deps.store.saveCursors(batch, this.deps.now());
+        this.flushFailures = 0;
       } catch (err) {
         this.deps.logger.error({ event: 'store.cursor_save_failed', err, count: batch.length }, 'could not save delivery cursors; will retry');
         for (const u of batch) {
           if (u.givenUp) this.givenUp.push(u);
           else if (!this.dirty.has(u.subscriptionId)) this.dirty.set(u.subscriptionId, u);
         }
-        this.scheduleFlush();
+        // Back off while the database is away (up to 1 s) instead of retrying every few ms.
+        this.flushFailures++;
+        if (!this.flushTimer && !this.closed) {
+          this.flushTimer = setTimeout(() => { this.flushTimer = undefined; void this.flush(); }, Math.min(1_000, 5 * 2 ** this.flushFailures));
+        }
+        return;
       }
     });
     return this.flushing;

@@ -12,6 +12,15 @@ export const HUB_ERRORS = {
     class: 'StoreError',
     meaning: 'a topic prefix that another Source owns',
   },
+  RSN_STORE_BAD_URL: { class: 'StoreError', meaning: '--db is neither a file path nor postgres://' },
+  RSN_STORE_AUTH_FAILED: { class: 'StoreError', meaning: 'PostgreSQL refused the user or password' },
+  RSN_STORE_NO_DATABASE: { class: 'StoreError', meaning: 'the PostgreSQL database does not exist' },
+  RSN_STORE_UNREACHABLE: { class: 'StoreError', meaning: 'the PostgreSQL server cannot be reached' },
+  RSN_STORE_UNAVAILABLE: {
+    class: 'StoreError',
+    meaning: 'the database is away for this call (answer 503, retry later)',
+  },
+  RSN_STORE_MIGRATION_FAILED: { class: 'StoreError', meaning: 'migrating the hub database failed' },
   RSN_SOURCE_BAD_NAME: {
     class: 'TenantError',
     meaning: 'a Source name with characters not allowed',

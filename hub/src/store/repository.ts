@@ -1,6 +1,7 @@
 // The store contract in domain nouns. Protocol code talks only to this interface; drizzle rows never
-// leave store/. The contract is async so a PostgreSQL engine can implement it later; the SQLite engine
-// runs synchronously inside it, one transaction per call.
+// leave store/. Two engines keep it (hub/test/repository-contract.ts runs against both): SQLite runs
+// synchronously inside the async calls, one transaction per call; PostgreSQL is shared by several
+// hub processes.
 import type { SignatureMethod } from '@rsnotify/shared';
 
 export interface SourceRecord {
@@ -133,5 +134,6 @@ export interface HubRepository {
   rescheduleIntent(id: number, attempts: number, nextAttemptAt: number): Promise<void>;
 
   ping(): Promise<void>;
-  close(): void;
+  /** SQLite closes at once; PostgreSQL ends its pool (await it before exiting). */
+  close(): void | Promise<void>;
 }

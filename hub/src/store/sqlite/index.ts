@@ -6,11 +6,11 @@ import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { RsnotifyError, type SignatureMethod } from '@rsnotify/shared';
-import type { HubCodesOf } from '../../errors/index.js';
+import type { SignatureMethod } from '@rsnotify/shared';
+import { StoreError } from '../errors.js';
 import * as schema from '../schema.js';
 import type {
   ActivatedSubscription, CursorUpdate, HubRepository, Intent, NewIntent, NewNotification, SourceRecord,
@@ -20,12 +20,7 @@ import type {
 // Same relative path from src/store/sqlite and dist/store/sqlite.
 const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.url));
 
-export class StoreError extends RsnotifyError<HubCodesOf<'StoreError'>> {
-  constructor(code: HubCodesOf<'StoreError'>, message: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
-    super(code, message, options);
-    this.name = 'StoreError';
-  }
-}
+export { StoreError };
 
 type SubscriptionRow = typeof schema.subscriptions.$inferSelect;
 
@@ -52,6 +47,8 @@ export function openSqliteRepository(file: string): HubRepository {
   try {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     sqlite = new Database(file);
+    // The file holds subscriber secrets: owner-only (the WAL and shm files inherit its mode).
+    if (file !== ':memory:' && !file.startsWith('file:')) chmodSync(file, 0o600);
   } catch (err) {
     throw new StoreError('RSN_STORE_OPEN_FAILED', `cannot open hub database ${file}`, { cause: err, details: { file } });
   }
