@@ -57,7 +57,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.js', '**/*.mjs', '**/*.cjs', '**/drizzle.config.ts'],
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs', '**/drizzle*.config.ts'],
     ...tseslint.configs.disableTypeChecked,
   },
 );
