@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { describeError, normaliseTopicUrl } from '@rsnotify/shared';
+import { RsnotifyError, describeError, normaliseTopicUrl } from '@rsnotify/shared';
+import type { HubCodesOf } from './errors/index.js';
 import { startHub } from './hub.js';
 import { hubOptionsSchema, type HubOptions } from './config.js';
 import { openRepository, openSqliteStores, parseDbLocation, type BridgeRepository, type HubRepository } from './store/index.js';
@@ -44,23 +45,29 @@ const SERVE_FLAGS: readonly FlagSpec[] = [
   { flag: '--log-level <level>', key: 'logLevel', env: 'LOG_LEVEL', kind: 'string', help: 'fatal|error|warn|info|debug|trace|silent (default info)' },
 ];
 
-class UsageError extends Error {}
+/** A command line the CLI cannot run: exit 2 with the command's help. */
+export class UsageError extends RsnotifyError<HubCodesOf<'UsageError'>> {
+  constructor(message: string) {
+    super('RSN_HUB_USAGE', message);
+    this.name = 'UsageError';
+  }
+}
 
 function convert(spec: FlagSpec, raw: unknown, where: string): unknown {
   if (raw === undefined) return undefined;
   if (spec.kind === 'bool') {
     if (typeof raw === 'boolean') return raw;
-    const s = String(raw).toLowerCase();
+    const s = String(raw as string).toLowerCase();
     if (['1', 'true', 'yes', 'on'].includes(s)) return true;
     if (['0', 'false', 'no', 'off', ''].includes(s)) return false;
     throw new UsageError(`${where}: ${spec.key} must be true or false`);
   }
   if (spec.kind === 'int') {
-    const s = String(raw);
+    const s = String(raw as string | number);
     if (!/^\d+$/.test(s)) throw new UsageError(`${where}: ${spec.key} must be a non-negative integer, not ${JSON.stringify(s)}`);
     return Number(s);
   }
-  return String(raw);
+  return String(raw as string);
 }
 
 function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
@@ -81,7 +88,7 @@ function readConfigFile(file: string): Record<string, unknown> {
 
 /** Flag > RSNOTIFY_HUB_* > config file > default. */
 export function serveOptions(cli: Record<string, unknown>, env: NodeJS.ProcessEnv, sources: (key: string) => string | undefined): HubOptions {
-  const merged: Record<string, unknown> = cli.config ? readConfigFile(String(cli.config)) : {};
+  const merged: Record<string, unknown> = cli.config ? readConfigFile(String(cli.config as string)) : {};
   for (const spec of SERVE_FLAGS) {
     const attr = spec.flag.replace(/^--(no-)?/, '').split(' ')[0]!.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
     const fromCli = sources(attr) === 'cli' ? convert(spec, cli[attr], `--${attr}`) : undefined;
@@ -100,7 +107,14 @@ function printJson(line: Record<string, unknown>): void {
 }
 
 async function serve(opts: Record<string, unknown>, cmd: Command): Promise<void> {
-  const options = serveOptions(opts, process.env, (k) => cmd.getOptionValueSource(k));
+  let options: HubOptions;
+  try {
+    options = serveOptions(opts, process.env, (k) => cmd.getOptionValueSource(k));
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`rsnotify-hub: ${err.message}\n\n${cmd.helpInformation()}`);
+    process.exit(2);
+  }
   const hub = await startHub(options);
   let stopping = false;
   const stop = (signal: string) => {
@@ -149,10 +163,20 @@ function pollIntervalMs(text: string | undefined): number {
   return ms;
 }
 
+/** The package's version, read from its package.json (next to src/ and dist/ alike). */
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
 export function buildProgram(): Command {
   const program = new Command('rsnotify-hub')
     .description('Multi-tenant WebSub hub for ResourceSync Change Notification')
-    .showHelpAfterError();
+    .version(packageVersion())
+    // Usage errors print the command's help and exit 2 (commander's own default is 1); the settings
+    // are inherited by the subcommands defined below.
+    .showHelpAfterError()
+    .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
 
   const serveCmd = program.command('serve').description('run the hub').option('--config <file>', 'JSON or YAML config file (keys as in HubOptions)');
   for (const spec of SERVE_FLAGS) serveCmd.addOption(new Option(spec.flag, `${spec.help} [env RSNOTIFY_HUB_${spec.env}]`));

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { RsnotifyError } from '@rsnotify/shared';
 import { parseDuration } from '@rsnotify/service-kit';
+import type { HubCodesOf } from './errors/index.js';
 import { DEFAULT_LEASE_BOUNDS, type LeaseBounds } from './subscriptions/lease.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './delivery/retry-policy.js';
 import { parseDbLocation } from './store/open.js';
@@ -76,7 +77,7 @@ export interface HubConfig {
 /** Default poll interval of a bridged Source. */
 export const DEFAULT_BRIDGE_POLL_INTERVAL_MS = 30_000;
 
-export class ConfigError extends RsnotifyError {
+export class ConfigError extends RsnotifyError<HubCodesOf<'ConfigError'>> {
   constructor(message: string, details: Record<string, unknown> = {}) {
     super('RSN_HUB_CONFIG_INVALID', message, { details });
     this.name = 'ConfigError';

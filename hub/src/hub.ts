@@ -22,6 +22,7 @@ import { SubscriptionService, VerificationWorker } from './subscriptions/index.j
 import { TenantDirectory } from './tenants/index.js';
 import { AdminService, hubAdmin } from './admin/index.js';
 import { openAdminStore } from './store/admin.js';
+import { systemClock, systemRandom, type Clock, type Random } from '@rsnotify/service-kit';
 
 export interface RunningHub {
   /** The hub endpoint URL (publicUrl resolved with the real port). */
@@ -42,10 +43,24 @@ export interface RunningHub {
 const SWEEP_INTERVAL_MS = 1_000;
 const PRUNE_INTERVAL_MS = 60_000;
 
-export async function startHub(options: HubOptions & { logger?: Logger }): Promise<RunningHub> {
-  const config: HubConfig = resolveHubConfig(stripUndefined({ ...options, logger: undefined }));
+/** What startHub takes besides its options: the same dependency bag as startSubscriber's. */
+export interface HubDependencies {
+  /** Inject a logger (tests); default JSON lines on stdout at the configured level. */
+  readonly logger?: Logger;
+  /** Wall-clock time for every decision (tests use a manual clock); default the system clock. */
+  readonly clock?: Clock;
+  /** Randomness for retry jitter; default Math.random. */
+  readonly random?: Random;
+}
+
+export async function startHub(options: HubOptions & HubDependencies): Promise<RunningHub> {
+  const config: HubConfig = resolveHubConfig(
+    stripUndefined({ ...options, logger: undefined, clock: undefined, random: undefined }),
+  );
   const logger = options.logger ?? createLogger(config.logLevel);
-  const now = () => Date.now();
+  const clock = options.clock ?? systemClock;
+  const random = options.random ?? systemRandom;
+  const now = () => clock.now();
   const where = parseDbLocation(config.dbFile);
   // The bridge's tables live beside the SQLite engine's (one connection, one transaction per poll);
   // the PostgreSQL engine has no bridge store yet.
@@ -75,7 +90,7 @@ export async function startHub(options: HubOptions & { logger?: Logger }): Promi
   }
   scheduler = new DeliveryScheduler({
     store, send: createSender(agent, { timeoutMs: config.requestTimeoutMs }), cache: new NotificationCache(64 * 1024 * 1024),
-    logger, metrics, retry: config.retry, maxInFlight: config.maxInFlight, now, random: Math.random, ownership: coordinator,
+    logger, metrics, retry: config.retry, maxInFlight: config.maxInFlight, now, random, ownership: coordinator,
     // Stalled deliveries keep their connection: the per-origin ceiling is the connection pool's size.
     originBudget: { perOrigin: Math.min(8, config.connectionsPerOrigin), maxPerOrigin: config.connectionsPerOrigin },
   });

@@ -1,6 +1,6 @@
 // @rsnotify/hub public surface: startHub and its options (the cross-package contract), plus the pure
 // policies other tools may want to reuse or test against.
-export { startHub, type RunningHub } from './hub.js';
+export { startHub, type HubDependencies, type RunningHub } from './hub.js';
 export { resolveHubConfig, type HubConfig, type HubOptions } from './config.js';
 export { grantLease, parseHubForm, judgeVerification, verificationUrl, type LeaseBounds } from './subscriptions/index.js';
 export { nextStep, classifyStatus, classifyError, backoffDelay, type DeliveryOutcome, type NextStep, type RetryPolicy } from './delivery/index.js';

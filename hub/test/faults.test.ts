@@ -1,5 +1,5 @@
-// Faulty callbacks next to healthy ones (WH-19, WH-20, design brief "a slow callback holds only its
-// own slot"): callbacks that hang, answer 500, redirect, answer 410 or reset the connection must not
+// Faulty callbacks next to healthy ones (WH-19, WH-20; a slow callback holds only its
+// own slot): callbacks that hang, answer 500, redirect, answer 410 or reset the connection must not
 // keep healthy subscribers from receiving everything, in order; once a fault clears, its subscriber
 // catches up in order too. Latency is reported as a diagnostic only (timing belongs in bench/).
 import { test } from 'node:test';

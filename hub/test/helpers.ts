@@ -2,8 +2,6 @@
 // allowed, but it speaks real HTTP), notification payloads, and small HTTP helpers. No imports from test/.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { request } from 'undici';
@@ -107,8 +105,9 @@ export function linkHeader(topic: string, hub: string, extra = ''): string {
 }
 
 export async function tempDir(t: TestContext, prefix = 'rsnotify-hub-test-'): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  const temp = await kit.tempDir(prefix);
+  t.after(() => temp.remove());
+  const dir = temp.dir;
   return dir;
 }
 
@@ -173,13 +172,7 @@ export async function metricValue(hub: RunningHub, name: string, labels = ''): P
 }
 
 export async function waitFor<T>(probe: () => T | Promise<T>, what: string, timeoutMs = 20_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  return kit.waitFor(probe, { what, timeoutMs, intervalMs: 20 });
 }
 
 export function uniqueName(prefix: string): string {
@@ -192,6 +185,7 @@ export function uniqueName(prefix: string): string {
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import * as kit from '@rsnotify/service-kit/testing';
 
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 const HUB_DIR = fileURLToPath(new URL('..', import.meta.url));

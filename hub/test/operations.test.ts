@@ -118,3 +118,4 @@ test('operations: /healthz reports the database, /metrics has the hub series, SI
   assert.equal(await hub.stop(), 0, 'SIGTERM exits 0');
   assert.ok(hub.lines.some((l) => l.includes('"hub.stopped"')));
 });
+

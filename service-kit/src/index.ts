@@ -9,3 +9,5 @@ export {
   prepareDatabaseFile, ensureDatabaseDirectory, describeOpenFailure, DatabasePathError, DATABASE_FILE_MODE,
   DATABASE_DIR_MODE,
 } from './db-file.js';
+export { backoff, type BackoffOptions } from './backoff.js';
+export { SERVICE_KIT_ERRORS, WaitTimeoutError, type ServiceKitErrorCode } from './errors.js';

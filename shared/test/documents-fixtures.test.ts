@@ -1,4 +1,4 @@
-// Every file under the shared fixtures folder is accounted for here: each XML document parses into
+// Every file under test/fixtures/resourcesync is accounted for here: each XML document parses into
 // the kind, entry count and attributes in the table below (written from the files themselves, with
 // Python's ElementTree as an independent reader), each other file is read by the helper it is for
 // (Link headers, HTML/robots.txt discovery) or is listed as not a ResourceSync document and checked
@@ -13,8 +13,7 @@ import {
   parseChangeNotification, parseDocument, parseLinkHeader, type CapabilityList, type DocumentErrorCode,
 } from '@rsnotify/shared';
 
-// CI has the fixtures at `../shared` beside the repository.
-const FIXTURES = fileURLToPath(new URL('../../../shared/fixtures/resourcesync/', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../../test/fixtures/resourcesync/', import.meta.url));
 
 async function listFiles(dir: string): Promise<string[]> {
   const out: string[] = [];
@@ -44,11 +43,11 @@ const DOCUMENTS: Record<string, Expectation> = {
   "notifications/resourcesync_push_test-publish_payload.xml": {"kind": "change-list", "entries": 2, "md": {"from": "2013-01-02T00:00:00Z", "until": "2013-01-03T00:00:00Z"}, "first": {"loc": "http://example.com/res2.pdf", "change": "updated", "lastmod": "2013-01-02T13:00:00Z"}, "lastLoc": "http://example.com/res3.tiff"},
   "notifications/spec-notification-1.0.1_ex1_change-notification.xml": {"kind": "change-notification", "entries": 2, "md": {"from": "2013-01-03T00:00:00Z", "until": "2013-01-03T00:10:00Z"}, "rels": ["up"], "first": {"loc": "http://example.com/res1", "change": "created", "length": "8876", "datetime": "2013-01-03T00:07:22Z", "hash": "md5:1584abdf8ebdc9802ac0c6a7402c03b6", "type": "application/pdf", "lastmod": "2013-01-01T13:03:00Z"}, "lastLoc": "http://example.com/res2"},
   "notifications/spec-notification-1.0.1_ex7_capabilitylist-with-change-notification-channel.xml": {"kind": "capability-list", "entries": 5, "rels": ["describedby", "up"], "first": {"loc": "http://example.com/dataset1/resourcelist.xml", "capability": "resourcelist"}, "lastLoc": "http://example.com/dataset1/change/"},
-  "resydes/discover/loc1/.well-known/resourcesync": {"kind": "source-description", "entries": 1, "rels": ["describedby"], "first": {"loc": "file:///Users/ecco/git/resydes/des/test/rs/source/s1/capabilitylist.xml", "capability": "capabilitylist"}, "lastLoc": "file:///Users/ecco/git/resydes/des/test/rs/source/s1/capabilitylist.xml"},
-  "resydes/discover/loc1/capabilitylist.xml": {"kind": "capability-list", "entries": 4, "rels": ["describedby", "up"], "first": {"loc": "http://localhost:8000/rs/source/discover/loc1/resourcelist.xml", "capability": "resourcelist"}, "lastLoc": "http://localhost:8000/rs/source/discover/loc1/changedump.xml"},
-  "resydes/redump/rd_00000.xml": {"kind": "resource-dump-manifest", "entries": 4, "md": {"at": "2016-04-28T14:10:29Z", "completed": "2016-04-28T14:10:29Z"}, "first": {"loc": "http://localhost:8000/rs/source/redump/files/resource1.txt", "length": "16", "hash": "md5:oGP9F6zx79Vox34gNjjX8A==", "path": "/Users/ecco/git/resydes/des/test/rs/source/redump/files/resource1.txt", "lastmod": "2016-04-04T09:56:38Z"}, "lastLoc": "http://localhost:8000/rs/source/redump/files/subfolder/resource_in_subfolder.txt"},
-  "resydes/redump/rd_00000/manifest.xml": {"kind": "resource-dump-manifest", "entries": 4, "md": {"at": "2016-04-21T10:02:03Z", "completed": "2016-04-21T10:02:03Z"}, "first": {"loc": "http://localhost:8000/rs/source/redump/files/resource1.txt", "length": "16", "hash": "md5:oGP9F6zx79Vox34gNjjX8A==", "path": "resource1.txt", "lastmod": "2016-04-04T09:56:38Z"}, "lastLoc": "http://localhost:8000/rs/source/redump/files/subfolder/resource_in_subfolder.txt"},
-  "resydes/s2/changelist.xml": {"kind": "change-list", "entries": 2, "first": {"loc": "http://localhost:8000/rs/source/s2/files/resource2.txt", "change": "updated", "length": "1345", "hash": "md5:evvr4+A8RNTAIEfhySh+Uw==", "lastmod": "2016-05-01T09:21:17Z"}, "lastLoc": "http://localhost:8000/rs/source/s2/files/added.txt"},
+  "destination-cases/discover/loc1/.well-known/resourcesync": {"kind": "source-description", "entries": 1, "rels": ["describedby"], "first": {"loc": "file:///home/publisher/rs/s1/capabilitylist.xml", "capability": "capabilitylist"}, "lastLoc": "file:///home/publisher/rs/s1/capabilitylist.xml"},
+  "destination-cases/discover/loc1/capabilitylist.xml": {"kind": "capability-list", "entries": 4, "rels": ["describedby", "up"], "first": {"loc": "http://source.example.org/discover/loc1/resourcelist.xml", "capability": "resourcelist"}, "lastLoc": "http://source.example.org/discover/loc1/changedump.xml"},
+  "destination-cases/dump/manifest-absolute-paths.xml": {"kind": "resource-dump-manifest", "entries": 4, "md": {"at": "2016-04-28T14:10:29Z", "completed": "2016-04-28T14:10:29Z"}, "first": {"loc": "http://source.example.org/dump/files/resource1.txt", "length": "17", "hash": "md5:XIf1jBzGk1xMO5YvVwzQYg==", "path": "/home/publisher/rs/dump/files/resource1.txt", "lastmod": "2016-04-04T09:56:38Z"}, "lastLoc": "http://source.example.org/dump/files/subfolder/resource_in_subfolder.txt"},
+  "destination-cases/dump/manifest.xml": {"kind": "resource-dump-manifest", "entries": 4, "md": {"at": "2016-04-21T10:02:03Z", "completed": "2016-04-21T10:02:03Z"}, "first": {"loc": "http://source.example.org/dump/files/resource1.txt", "length": "17", "hash": "md5:XIf1jBzGk1xMO5YvVwzQYg==", "path": "resource1.txt", "lastmod": "2016-04-04T09:56:38Z"}, "lastLoc": "http://source.example.org/dump/files/subfolder/resource_in_subfolder.txt"},
+  "destination-cases/s2/changelist.xml": {"kind": "change-list", "entries": 2, "first": {"loc": "http://source.example.org/s2/files/resource2.txt", "change": "updated", "length": "32", "hash": "md5:39bwSE00omeqtp/ViQzY0A==", "lastmod": "2016-05-01T09:21:17Z"}, "lastLoc": "http://source.example.org/s2/files/added.txt"},
   "resync-testdata/archives1/caps1.xml": {"kind": "capability-list", "entries": 8, "rels": ["describedby", "up"], "first": {"loc": "dataset1/resourcelist.xml", "capability": "resourcelist"}, "lastLoc": "dataset1/changedump-archive.xml"},
   "resync-testdata/archives1/caps2.xml": {"kind": "capability-list", "entries": 0, "rels": ["describedby"]},
   "resync-testdata/archives1/dataset1/resourcelist-archive.xml": {"kind": "archive", "entries": 3, "rels": ["up"], "first": {"loc": "resourcelist1.xml"}, "lastLoc": "resourcelist3.xml"},
@@ -191,14 +190,15 @@ const REFUSED: Record<string, { code: DocumentErrorCode; why: string }> = {
 
 /** Files that are not ResourceSync documents: what parseDocument says, and which helper reads them. */
 const NOT_DOCUMENTS: Record<string, { code: DocumentErrorCode; helper: string }> = {
+  'LICENSE-Apache-2.0.txt': { code: 'RS_XML_MALFORMED', helper: 'none: licence text' },
+  'LICENSES.md': { code: 'RS_XML_MALFORMED', helper: 'none: documentation' },
   'README.md': { code: 'RS_XML_MALFORMED', helper: 'none: documentation' },
   'notifications/spec-notification-1.0.1_ex6_hub-to-destination-POST.http': { code: 'RS_XML_MALFORMED', helper: 'parseLinkHeader' },
-  'resydes/discover/loc1/page.html': { code: 'RS_DOCTYPE_FORBIDDEN', helper: 'extractEmbeddedLinks' },
-  'resydes/discover/loc1/corrupt_page.html': { code: 'RS_DOCTYPE_FORBIDDEN', helper: 'extractEmbeddedLinks' },
-  'resydes/discover/loc1/header_page.html': { code: 'RS_DOCTYPE_FORBIDDEN', helper: 'extractEmbeddedLinks' },
-  'resydes/discover/loc1/unparsable.html': { code: 'RS_XML_MALFORMED', helper: 'extractEmbeddedLinks' },
-  'resydes/discover/loc2/robots.txt': { code: 'RS_XML_MALFORMED', helper: 'extractRobotsSitemaps' },
-  'resydes/redump/rd_00000.zip': { code: 'RS_XML_MALFORMED', helper: 'none: ZIP package of a Resource Dump (its manifest.xml is a row above)' },
+  'destination-cases/discover/loc1/page.html': { code: 'RS_DOCTYPE_FORBIDDEN', helper: 'extractEmbeddedLinks' },
+  'destination-cases/discover/loc1/corrupt_page.html': { code: 'RS_DOCTYPE_FORBIDDEN', helper: 'extractEmbeddedLinks' },
+  'destination-cases/discover/loc1/header_page.html': { code: 'RS_DOCTYPE_FORBIDDEN', helper: 'extractEmbeddedLinks' },
+  'destination-cases/discover/loc1/unparsable.html': { code: 'RS_XML_MALFORMED', helper: 'extractEmbeddedLinks' },
+  'destination-cases/discover/loc2/robots.txt': { code: 'RS_XML_MALFORMED', helper: 'extractRobotsSitemaps' },
   'schemas/resourcesync.xsd': { code: 'RS_UNKNOWN_ROOT', helper: 'none: XML Schema' },
   'schemas/siteindex.xsd': { code: 'RS_UNKNOWN_ROOT', helper: 'none: XML Schema' },
   'schemas/sitemap.xsd': { code: 'RS_UNKNOWN_ROOT', helper: 'none: XML Schema' },
@@ -287,12 +287,12 @@ test('RT-4, RT-15: the Example 6 request head carries self, hub and resourcesync
 });
 
 test('RC-8, WS-1: HTML discovery finds the resourcesync link only where it is well formed', async () => {
-  const base = 'http://localhost:8000/rs/source/discover/loc1/page.html';
-  const page = extractEmbeddedLinks(await read('resydes/discover/loc1/page.html'), base);
-  assert.deepEqual(linksWithRel(page, 'resourcesync'), ['http://localhost:8000/rs/source/discover/loc1/capabilitylist.xml']);
-  assert.deepEqual(linksWithRel(page, 'icon'), ['http://localhost:8000/rs/source/discover/loc1/img/favicon.ico']);
+  const base = 'http://source.example.org/discover/loc1/page.html';
+  const page = extractEmbeddedLinks(await read('destination-cases/discover/loc1/page.html'), base);
+  assert.deepEqual(linksWithRel(page, 'resourcesync'), ['http://source.example.org/discover/loc1/capabilitylist.xml']);
+  assert.deepEqual(linksWithRel(page, 'icon'), ['http://source.example.org/discover/loc1/favicon.ico']);
   for (const file of ['corrupt_page.html', 'header_page.html', 'unparsable.html']) {
-    assert.deepEqual(linksWithRel(extractEmbeddedLinks(await read(`resydes/discover/loc1/${file}`), base), 'resourcesync'), [], file);
+    assert.deepEqual(linksWithRel(extractEmbeddedLinks(await read(`destination-cases/discover/loc1/${file}`), base), 'resourcesync'), [], file);
   }
   for (const file of ['simulator-captures/sim_home.html', 'spec-html/resourcesync-1.0.html', 'spec-html/resourcesync-1.0.9-draft-of-1.1.html']) {
     const links = extractEmbeddedLinks(await read(file), 'http://127.0.0.1:8888/');
@@ -302,8 +302,8 @@ test('RC-8, WS-1: HTML discovery finds the resourcesync link only where it is we
 });
 
 test('RC-9: robots.txt gives both Sitemap lines', async () => {
-  assert.deepEqual(extractRobotsSitemaps(await read('resydes/discover/loc2/robots.txt'), 'http://localhost:8000/robots.txt'), [
-    'http://localhost:8000/rs/source/discover/loc2/dataset1/resourcelist.xml',
+  assert.deepEqual(extractRobotsSitemaps(await read('destination-cases/discover/loc2/robots.txt'), 'http://source.example.org/robots.txt'), [
+    'http://source.example.org/discover/loc2/dataset1/resourcelist.xml',
     'http://example.com/dataset1/resourcelist2.xml',
   ]);
 });
@@ -317,7 +317,7 @@ test('fixtures README quirks: relative loc resolves against the document URL', a
 });
 
 test('fixtures README quirks: base64 MD5, non-spec rs:md attributes, deletes without any time, 6-digit fractions', async () => {
-  const s2 = parseDocument(await read('resydes/s2/changelist.xml'));
+  const s2 = parseDocument(await read('destination-cases/s2/changelist.xml'));
   const md5 = s2.entries[0]!.md!.hash!.find((h) => h.algorithm === 'md5')!;
   assert.match(md5.value, /=$/, 'written as base64');
   assert.match(md5.hex!, /^[0-9a-f]{32}$/, 'decoded to hex');

@@ -11,7 +11,7 @@ import {
   type DocumentKind, type Entry, type ResourceSyncDocument, type RootElement,
 } from '@rsnotify/shared';
 
-const FIXTURES = fileURLToPath(new URL('../../../shared/fixtures/resourcesync/', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../../test/fixtures/resourcesync/', import.meta.url));
 const NAMESPACES = { xmlns: SITEMAP_NS, 'xmlns:rs': RS_NS };
 
 async function xmlFiles(dir: string): Promise<string[]> {

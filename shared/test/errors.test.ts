@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   DateTimeError, DiscoveryError, DocumentError, OutboundAddressError, OutboundUrlError, RsnotifyError, checkOutboundUrl, describeError,
-  isRsnotifyError, parseChangeNotification, parseDateTime, parseDocument, XmlLimitError,
+  isRsnotifyError, parseChangeNotification, parseDateTime, parseDocument, SHARED_ERRORS, XmlLimitError,
 } from '@rsnotify/shared';
 
 const URLSET = '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">';
@@ -53,6 +53,15 @@ test('every error code: class, name and code as pinned; all extend RsnotifyError
     assert.equal(typeof err.message, 'string');
     assert.deepEqual(Object.keys(err.toJSON()), ['name', 'code', 'message', 'details']);
     assert.deepEqual(describeError(err), { code: row.code, message: err.message });
+  }
+});
+
+test('the catalog lists exactly the pinned codes, each with the class that carries it and a meaning', () => {
+  assert.deepEqual(Object.keys(SHARED_ERRORS).sort(), [...new Set(TABLE.map((r) => r.code))].sort());
+  for (const row of TABLE) {
+    const entry = SHARED_ERRORS[row.code as keyof typeof SHARED_ERRORS];
+    assert.ok(entry.class.split('|').includes(row.name), `${row.code} is carried by ${row.name}`);
+    assert.ok(entry.meaning.length > 0);
   }
 });
 

@@ -10,7 +10,7 @@ import {
   type DocumentErrorCode, type DocumentHeader, type DocumentStreamEvent, type Entry, type ParseOptions,
 } from '@rsnotify/shared';
 
-const FIXTURES = fileURLToPath(new URL('../../../shared/fixtures/resourcesync/', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../../test/fixtures/resourcesync/', import.meta.url));
 
 async function* chunked(text: string, size: number): AsyncGenerator<Uint8Array> {
   const bytes = Buffer.from(text, 'utf8');
@@ -43,7 +43,7 @@ function generatedList(n: number): string {
 
 test('stream = whole document: every fixture document, in 7-byte chunks (multi-byte characters split)', async () => {
   let compared = 0;
-  for (const dir of ['spec-examples-v1.1', 'spec-examples-v1.0', 'validator-2014', 'simulator-captures', 'ruby-resync', 'resydes', 'resync-testdata', 'notifications']) {
+  for (const dir of ['spec-examples-v1.1', 'spec-examples-v1.0', 'validator-2014', 'simulator-captures', 'ruby-resync', 'destination-cases', 'resync-testdata', 'notifications']) {
     const root = join(FIXTURES, dir);
     const stack = [root];
     while (stack.length > 0) {

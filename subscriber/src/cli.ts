@@ -3,6 +3,7 @@
 // unsubscribe). Logs are JSON lines on stdout; human output of the one-shot commands goes to stdout
 // too, errors to stderr. Exit codes: 0 ok, 1 failure (audit: not in sync), 2 usage/config error,
 // 3 audit only: the Source was still changing (differences moved between two looks; run again).
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { describeError } from '@rsnotify/shared';
 import { loadConfigFile, type ResolvedConfig } from './config.js';
@@ -46,8 +47,21 @@ function fail(err: unknown, code = 1): never {
   process.exit(e.code === 'RSN_CONFIG_INVALID' ? 2 : code);
 }
 
+/** The package's version, read from its package.json (next to src/ and dist/ alike). */
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
 const program = new Command();
-program.name('rsnotify-subscriber').description('Mirror ResourceSync Sources from their change notifications (WebSub)');
+program
+  .name('rsnotify-subscriber')
+  .description('Mirror ResourceSync Sources from their change notifications (WebSub)')
+  .version(packageVersion())
+  // Usage errors print the command's help and exit 2 (commander's own default is 1); the settings
+  // are inherited by the subcommands defined below.
+  .showHelpAfterError()
+  .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
 
 program
   .command('run')

@@ -7,8 +7,9 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { RsnotifyError } from '@rsnotify/shared';
+import type { SubscriberCodesOf } from './errors/index.js';
 
-export class ConfigError extends RsnotifyError {
+export class ConfigError extends RsnotifyError<SubscriberCodesOf<'ConfigError'>> {
   constructor(message: string, details: Record<string, unknown> = {}, cause?: unknown) {
     super('RSN_CONFIG_INVALID', message, { details, cause });
     this.name = 'ConfigError';
@@ -37,7 +38,7 @@ const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000,
 export function parseDuration(value: number | string): number {
   if (typeof value === 'number') return value;
   const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(value);
-  if (!m) throw new Error(`not a duration: ${JSON.stringify(value)}`);
+  if (!m) throw new ConfigError(`not a duration: ${JSON.stringify(value)}`, { value });
   return Math.round(Number(m[1]) * UNITS[m[2] ?? 'ms']!);
 }
 

@@ -23,6 +23,8 @@ import {
   type LeasePolicy,
   type SubscriptionDeps,
 } from './subscription/index.js';
+import { SubscriberError } from './errors/index.js';
+import { systemClock, systemRandom, type Clock, type Random } from '@rsnotify/service-kit';
 
 export interface RunningSubscriber {
   /** Base of the callback URLs given to hubs (publicUrl, or http://host:boundPort). */
@@ -35,11 +37,18 @@ export interface RunningSubscriber {
   close(): Promise<void>;
 }
 
+/** The runtime's decisions read the time as a function; the options take the shared Clock. */
+function clockFunction(clock: Clock): () => number {
+  return () => clock.now();
+}
+
 export interface StartOptions {
   /** Inject a logger (tests); default JSON lines on stdout at config.logLevel. */
   readonly logger?: Logger;
-  readonly clock?: () => number;
-  readonly rand?: () => number;
+  /** Wall-clock time for every decision (tests use a manual clock); default the system clock. */
+  readonly clock?: Clock;
+  /** Randomness for retry jitter; default Math.random. */
+  readonly random?: Random;
   /** Overrides of the lease policy (tests use short timeouts). */
   readonly leasePolicy?: Partial<LeasePolicy>;
 }
@@ -73,8 +82,8 @@ function buildRuntime(cfg: ResolvedConfig, options: StartOptions): Omit<Runtime,
     http,
     fetcher: pageFetcherFrom(http),
     hubAgent: createOutboundAgent({ allowPrivateNetworks: cfg.allowPrivateNetworks, connections: 4 }),
-    clock: options.clock ?? Date.now,
-    rand: options.rand ?? Math.random,
+    clock: clockFunction(options.clock ?? systemClock),
+    random: options.random ?? systemRandom,
     leasePolicy: {
       ...DEFAULT_LEASE_POLICY,
       retryInitialMs: cfg.retry.initialDelay,
@@ -101,8 +110,6 @@ export async function startSubscriber(config: SubscriberConfig | ResolvedConfig,
   cfg.sources.forEach((s, i) => assertWritableDirectory(`sources[${i}].mirrorDir (${s.name})`, s.mirrorDir));
   const base = buildRuntime(cfg, options);
   const runners = new Map<number, SourceRunner>();
-  let rt: Runtime = base;
-
   const app = createIntakeApp({
     repo: base.repo,
     logger: base.logger,
@@ -133,7 +140,7 @@ export async function startSubscriber(config: SubscriberConfig | ResolvedConfig,
     throw err;
   }
   const callbackBaseUrl = callbackBase(cfg, port);
-  rt = {
+  const rt: Runtime = {
     ...base,
     subDeps: {
       repo: base.repo,
@@ -143,7 +150,7 @@ export async function startSubscriber(config: SubscriberConfig | ResolvedConfig,
       callbackBase: callbackBaseUrl,
       logger: base.logger,
       clock: base.clock,
-      rand: base.rand,
+      random: base.random,
     },
   };
   base.logger.info({ event: 'subscriber.listening', url: callbackBaseUrl, port, sources: cfg.sources.map((s) => s.name) }, 'subscriber.listening');
@@ -198,7 +205,7 @@ export async function startSubscriber(config: SubscriberConfig | ResolvedConfig,
 
 function findSource(cfg: ResolvedConfig, name: string): SourceConfig {
   const sc = cfg.sources.find((s) => s.name === name);
-  if (!sc) throw new Error(`no source named ${JSON.stringify(name)} in the config (have: ${cfg.sources.map((s) => s.name).join(', ') || 'none'})`);
+  if (!sc) throw new SubscriberError('RSN_SOURCE_UNKNOWN', `no source named ${JSON.stringify(name)} in the config (have: ${cfg.sources.map((s) => s.name).join(', ') || 'none'})`);
   return sc;
 }
 
@@ -246,7 +253,7 @@ export async function auditSource(config: SubscriberConfig | ResolvedConfig, nam
   const http = createHttpGetter({ allowPrivateNetworks: cfg.allowPrivateNetworks, perHostConcurrency: sc.fetchConcurrencyPerHost });
   try {
     const d = await discoverSource(sc.url, pageFetcherFrom(http));
-    if (!d.resourceListUrl) throw new Error(`${name}: the Capability List has no Resource List to audit against`);
+    if (!d.resourceListUrl) throw new SubscriberError('RSN_AUDIT_NO_RESOURCELIST', `${name}: the Capability List has no Resource List to audit against`);
     let report: AuditReport & { stillChanging?: boolean } = await auditMirror(d.resourceListUrl, sc.mirrorDir, http);
     if (!report.inSync) {
       // A Source that is still changing moves the list under us: look once more. Differences that
@@ -336,7 +343,7 @@ export async function unsubscribeSource(
       callbackBase: '',
       logger: rt.logger,
       clock: rt.clock,
-      rand: rt.rand,
+      random: rt.random,
     };
     const live = (await rt.repo.listSubscriptions(source.id)).filter((s) => s.state === 'active' || s.state === 'pending-subscribe');
     const accepted: number[] = [];

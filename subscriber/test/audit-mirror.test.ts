@@ -1,5 +1,5 @@
 // Audit over real HTTP: a mirror made by the baseline is in sync; missing, extra and different files
-// are each reported (issue 5 `audit NAME`).
+// are each reported (`audit NAME`).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFile, mkdir, rm, writeFile } from 'node:fs/promises';

@@ -94,7 +94,7 @@ test('RC-14: a list without `at` is refused (no position can be taken from it); 
 
 test('simulator capture: the spec-1.1 Resource List gives the position and every URI', async (t) => {
   const s = await setup(t);
-  const body = await readFile('/work/shared/fixtures/resourcesync/simulator-captures/sim-v1.1_resourcelist.xml', 'utf8');
+  const body = await readFile(new URL('../../test/fixtures/resourcesync/simulator-captures/sim-v1.1_resourcelist.xml', import.meta.url), 'utf8');
   // Serve the capture with its URIs pointing at our fake Source, and each resource with its listed length.
   const local = body.replaceAll('http://127.0.0.1:8888', s.src.baseUrl);
   s.src.serve('/resourcelist.xml', local, xml);

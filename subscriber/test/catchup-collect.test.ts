@@ -4,12 +4,13 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { dateTimeFromMillis, formatMillis, parseDateTime, type DateTime } from '@rsnotify/shared';
 import { collectChanges } from '../src/catchup/index.js';
 import { createHttpGetter, type HttpGetter } from '../src/mirror/index.js';
 import { startFakeSource, type FakeSource } from './mirror-helpers.js';
 
-const CAPTURES = '/work/shared/fixtures/resourcesync/simulator-captures';
+const CAPTURES = fileURLToPath(new URL('../../test/fixtures/resourcesync/simulator-captures', import.meta.url));
 const d = (s: string): DateTime => parseDateTime(s);
 const T = (sec: number): string => `2026-01-01T00:00:${String(sec).padStart(2, '0')}Z`;
 

@@ -1,6 +1,6 @@
 // Discovery through every route of RS §6.3 (RC-7..RC-9) and WebSub discovery on the topic (RT-2,
-// WS-1..WS-3), against the shared fixtures served over real HTTP on 127.0.0.1. The fixtures carry
-// absolute URLs of their original host (http://localhost:8000/rs/source/...); the server rewrites
+// WS-1..WS-3), against the fixtures of test/fixtures/resourcesync served over real HTTP on 127.0.0.1. The fixtures carry
+// absolute URLs of their original host (http://source.example.org/...); the server rewrites
 // that prefix to its own address, and adds the few documents the fixtures only point at.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,10 +8,11 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createHttpGetter } from '../src/mirror/index.js';
 import { discoverSource, pageFetcherFrom, type DiscoveryError } from '../src/discovery/index.js';
 
-const FIXTURES = '/work/shared/fixtures/resourcesync';
+const FIXTURES = fileURLToPath(new URL('../../test/fixtures/resourcesync/', import.meta.url));
 const http = createHttpGetter({ allowPrivateNetworks: true });
 const fetcher = pageFetcherFrom(http);
 const servers: Server[] = [];
@@ -43,23 +44,23 @@ async function serve(route: Route): Promise<string> {
   return base;
 }
 
-function fixture(path: string, base: string, originalPrefix = 'http://localhost:8000/rs/source/'): string {
+function fixture(path: string, base: string, originalPrefix = 'http://source.example.org/'): string {
   return readFileSync(join(FIXTURES, path), 'utf8').split(originalPrefix).join(`${base}/`);
 }
 
-/** The resydes discovery tree, rooted at /discover/... as in its original host. */
-const resydes: Route = (req, base) => {
+/** The destination-cases discovery tree, rooted at /discover/... as in its original host. */
+const destinationCases: Route = (req, base) => {
   const url = new URL(req.url!, base);
   const p = url.pathname;
-  if (p === '/discover/loc1/capabilitylist.xml') return { body: fixture('resydes/discover/loc1/capabilitylist.xml', base) };
-  if (p === '/discover/loc1/page.html') return { type: 'text/html', body: fixture('resydes/discover/loc1/page.html', base) };
-  if (p === '/discover/loc1/corrupt_page.html') return { type: 'text/html', body: fixture('resydes/discover/loc1/corrupt_page.html', base) };
-  if (p === '/discover/loc1/unparsable.html') return { type: 'text/plain', body: fixture('resydes/discover/loc1/unparsable.html', base) };
+  if (p === '/discover/loc1/capabilitylist.xml') return { body: fixture('destination-cases/discover/loc1/capabilitylist.xml', base) };
+  if (p === '/discover/loc1/page.html') return { type: 'text/html', body: fixture('destination-cases/discover/loc1/page.html', base) };
+  if (p === '/discover/loc1/corrupt_page.html') return { type: 'text/html', body: fixture('destination-cases/discover/loc1/corrupt_page.html', base) };
+  if (p === '/discover/loc1/unparsable.html') return { type: 'text/plain', body: fixture('destination-cases/discover/loc1/unparsable.html', base) };
   if (p === '/discover/loc1/header_page.html') {
     // RC-8: the same page, but the link travels in an HTTP Link header.
-    return { type: 'text/html', body: fixture('resydes/discover/loc1/header_page.html', base), headers: { link: `<${base}/discover/loc1/capabilitylist.xml>; rel="resourcesync"` } };
+    return { type: 'text/html', body: fixture('destination-cases/discover/loc1/header_page.html', base), headers: { link: `<${base}/discover/loc1/capabilitylist.xml>; rel="resourcesync"` } };
   }
-  if (p === '/robots.txt') return { type: 'text/plain', body: fixture('resydes/discover/loc2/robots.txt', base) };
+  if (p === '/robots.txt') return { type: 'text/plain', body: fixture('destination-cases/discover/loc2/robots.txt', base) };
   if (p === '/discover/loc2/dataset1/resourcelist.xml') {
     // robots.txt points here; the fixtures do not include it, so it is written here (RC-9: up -> Capability List).
     return {
@@ -70,7 +71,7 @@ const resydes: Route = (req, base) => {
 };
 
 test('RC-11: a Capability List URL is used as is; without a channel the source runs in polling mode', async () => {
-  const base = await serve(resydes);
+  const base = await serve(destinationCases);
   const d = await discoverSource(`${base}/discover/loc1/capabilitylist.xml`, fetcher);
   assert.equal(d.route, 'capability-list');
   assert.equal(d.capabilityListUrl, `${base}/discover/loc1/capabilitylist.xml`);
@@ -81,21 +82,21 @@ test('RC-11: a Capability List URL is used as is; without a channel the source r
 });
 
 test('RC-8: an HTML page with <link rel="resourcesync"> in its head leads to the Capability List', async () => {
-  const base = await serve(resydes);
+  const base = await serve(destinationCases);
   const d = await discoverSource(`${base}/discover/loc1/page.html`, fetcher);
   assert.equal(d.route, 'html-link');
   assert.equal(d.capabilityListUrl, `${base}/discover/loc1/capabilitylist.xml`);
 });
 
 test('RC-8: an HTTP Link header rel="resourcesync" leads to the Capability List', async () => {
-  const base = await serve(resydes);
+  const base = await serve(destinationCases);
   const d = await discoverSource(`${base}/discover/loc1/header_page.html`, fetcher);
   assert.equal(d.route, 'link-header');
   assert.equal(d.capabilityListUrl, `${base}/discover/loc1/capabilitylist.xml`);
 });
 
 test('RC-9: robots.txt Sitemap: -> Resource List -> up -> Capability List (after a page with a broken link)', async () => {
-  const base = await serve(resydes);
+  const base = await serve(destinationCases);
   // corrupt_page.html has `hef=` instead of `href=`; the site's well-known URI uses file:// URIs
   // (refused); robots.txt is what is left. Its second Sitemap line (example.com) is never needed.
   const d = await discoverSource(`${base}/discover/loc1/corrupt_page.html`, fetcher);

@@ -58,7 +58,7 @@ async function setup(t: { after: (fn: () => Promise<void> | void) => void }, opt
     });
   };
   const get = async (path: string, q: Record<string, string>) => {
-    const res = await request(`${base}${path}?${new URLSearchParams(q)}`);
+    const res = await request(`${base}${path}?${new URLSearchParams(q).toString()}`);
     return { status: res.statusCode, body: await res.body.text(), type: res.headers['content-type'] };
   };
   const post = async (path: string, body: string | Buffer, headers: Record<string, string> = {}) => {

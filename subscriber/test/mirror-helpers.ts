@@ -1,13 +1,11 @@
 // Test helpers for the DATA tests (mirror-*, catchup-*, baseline-*, audit-*): a fake Source that
 // speaks real HTTP on 127.0.0.1 (a party outside the project, so a fake is allowed), and an in-memory
-// ResourceStateStore (the real one is CONTROL's SQLite store; the interface is all the mirror sees).
+// ResourceStateStore (the real one is the daemon's SQLite store; the interface is all the mirror sees).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { computeHashList, formatHashList } from '@rsnotify/shared';
 import type { ResourceStateStore } from '../src/mirror/index.js';
+import * as kit from '@rsnotify/service-kit/testing';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse, hit: number) => void | Promise<void>;
 
@@ -80,20 +78,13 @@ export function memoryStateStore(): ResourceStateStore & { readonly rows: Map<st
   };
 }
 
-export async function tempDir(prefix = 'rsn-data-'): Promise<{ dir: string; remove(): Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
-  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
-}
+export const tempDir = (prefix = 'rsn-data-'): ReturnType<typeof kit.tempDir> => kit.tempDir(prefix);
 
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+export const sleep = kit.sleep;
 
 /** Polls until `check` returns true, failing after `timeoutMs`. */
 export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
+  await kit.waitFor(check, { timeoutMs, what, intervalMs: 10 });
 }
 
 /** A Resource List (RC-14) over the given items; hashes computed unless given. */

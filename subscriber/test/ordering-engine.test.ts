@@ -215,13 +215,13 @@ const rows: Row[] = [
     buffered: [4],
   },
   {
-    name: 'design brief: without a position the first notification starts it at its from',
+    name: 'M-7: without a position the first notification starts it at its from',
     steps: [{ receive: N(7, 100, 110) }, { applied: 7 }],
     effects: ['apply 7 after=- until=110'],
     syncedUntil: 110,
   },
   {
-    name: 'design brief: without a position, later notifications wait for the first apply',
+    name: 'M-7: without a position, later notifications wait for the first apply',
     steps: [{ receive: N(7, 100, 110) }, { receive: N(8, 110, 120) }, { applied: 7 }, { applied: 8 }],
     effects: ['apply 7 after=- until=110', 'apply 8 after=- until=120'],
     syncedUntil: 120,

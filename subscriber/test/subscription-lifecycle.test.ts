@@ -84,7 +84,7 @@ test('WS-12: deliveries to unsubscribed/denied callbacks are gone (410); unknown
 });
 
 const plan = (subs: SubscriptionRecord[], now: number, extra: { disabled?: boolean; target?: { hub: string; topic: string } | null } = {}) =>
-  planSubscription({ target: extra.target === null ? undefined : (extra.target ?? { hub, topic }), disabled: extra.disabled ?? false, subs, now, policy, rand: () => 1 });
+  planSubscription({ target: extra.target === null ? undefined : (extra.target ?? { hub, topic }), disabled: extra.disabled ?? false, subs, now, policy, random: () => 1 });
 
 test('no subscription yet: subscribe', () => {
   assert.deepEqual(plan([], T0).actions, [{ kind: 'subscribe', reason: 'initial', attempt: 1 }]);

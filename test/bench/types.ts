@@ -24,7 +24,7 @@ export interface BenchRow {
   readonly peakRssMiB?: number;
   /** value / baseline.value, or as the scenario defines it (say so in `note`). */
   readonly ratio?: number;
-  /** Target from the issue, for the reader: 'ratio >= 2', 'p50 < 5 ms'. */
+  /** The target, for the reader: 'ratio >= 2', 'p50 < 5 ms'. */
   readonly target?: string;
   readonly note?: string;
 }

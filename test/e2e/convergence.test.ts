@@ -1,4 +1,4 @@
-// Issue #6 convergence suite (design-brief promise 3, RN-5, M-7): hub, Source simulator and
+// Convergence suite (README promise 3, RN-5, M-7): hub, Source simulator and
 // subscriber run together with random changes and every notification fault on; after the changes
 // stop, the mirror must become byte-identical to the Source, `syncedUntil` must equal the Source's
 // last `until`, and `audit` must report in sync. The second test restarts the hub once and kills

@@ -75,3 +75,12 @@ test('status before the daemon ever ran names each configured source and says th
   const [s] = JSON.parse(json.out.slice(json.out.indexOf('['))) as { name: string; mode: string; syncedUntil?: string }[];
   assert.deepEqual([s!.name, s!.mode, s!.syncedUntil], ['sim', 'unknown', undefined]);
 });
+
+test('CLI: --version prints the package version; usage errors exit 2 with the command help', async () => {
+  const version = await run(['--version']);
+  assert.equal(version.code, 0);
+  assert.match(version.out, /^0\.1\.0$/m);
+  const unknown = await run(['status', '--no-such-flag']);
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.out, /Usage: rsnotify-subscriber status/);
+});

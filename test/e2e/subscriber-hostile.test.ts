@@ -4,10 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { access, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { compareDateTime, parseDateTime } from '@rsnotify/shared';
-import { startSubscriber, uriToMirrorPath, type RunningSubscriber } from '@rsnotify/subscriber';
-import { startSourceSimulator, type SourceSimulator } from '../src/source-simulator/index.js';
+import { uriToMirrorPath } from '@rsnotify/subscriber';
 import { waitFor } from '../src/harness/index.js';
 import { diffMirror, isSyncedTo, mirrorEquals, startLiveRig, type LiveRig } from './subscriber-helpers.js';
 

@@ -4,9 +4,6 @@
 // for byte, and the position at the Source's last `until`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { startSubscriber, type RunningSubscriber } from '@rsnotify/subscriber';
-import { startSourceSimulator, type SourceSimulator } from '../src/source-simulator/index.js';
 import { waitFor } from '../src/harness/index.js';
 import { diffMirror, isSyncedTo, mirrorEquals, startLiveRig, type LiveRig } from './subscriber-helpers.js';
 
@@ -43,16 +40,21 @@ test('M-7: reordered and duplicated notifications are ordered by from/until and 
   await converged(r, 'reordered/duplicated stream mirrored');
 });
 
+// The dropped notifications never reach the subscriber, so their changes can only come from the
+// Change Lists. Which catch-up brings them depends on timing: the start-up catch-up (baseline `at`
+// to the end of the Change List) may still be running when the batches are made and then covers
+// the dropped ones itself, before any gap is seen. So the test asserts the outcome (the drops
+// happened, and the mirror and position still reached the Source's last `until`), not the path.
 test('M-7: a dropped notification is repaired by catch-up from the Change Lists', async (t) => {
   const r = await rig(t);
-  const catchUpsBefore = (await r.sub.status())[0]!.catchUps;
+  const droppedBefore = r.sim.stats().notifications.dropped;
   await r.sim.changeBatch(2);
   r.sim.faults.dropNext = 2;
   await r.sim.changeBatch(3);
   await r.sim.changeBatch(3);
   await r.sim.changeBatch(2); // arrives with a gap before it
   await converged(r, 'drop repaired');
-  assert.ok((await r.sub.status())[0]!.catchUps > catchUpsBefore, 'a catch-up ran');
+  assert.equal(r.sim.stats().notifications.dropped - droppedBefore, 2, 'two notifications were dropped');
 });
 
 test('M-7: a Change List lagging behind the notifications is retried until it covers the gap', async (t) => {

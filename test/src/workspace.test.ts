@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-// Pitfall 3 of the toolchain notes: an install without the native addon is still "green".
+// An install that skipped building the native addon still looks "green"; this test catches it.
 test('better-sqlite3 native addon is built and opens a WAL database file', () => {
   const dir = mkdtempSync(join(tmpdir(), 'rsnotify-ws-'));
   try {

@@ -1,6 +1,7 @@
 // What a subscription's cursor does after an attempt (WH-19, WH-20, promise 1). Pure: no clock,
 // no randomness, no I/O of its own; `now` and `rand` come from the caller.
 import type { DeliveryOutcome } from './outcome.js';
+import { backoff } from '@rsnotify/service-kit';
 
 export interface RetryPolicy {
   readonly initialDelayMs: number;
@@ -28,8 +29,7 @@ export type NextStep =
 
 /** Exponential backoff with jitter in [delay/2, delay), capped. `attempts` counts failures so far (>= 1). */
 export function backoffDelay(attempts: number, policy: RetryPolicy, rand: () => number): number {
-  const exp = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** Math.min(30, Math.max(0, attempts - 1)));
-  return Math.max(1, Math.floor(exp / 2 + (exp / 2) * rand()));
+  return backoff(attempts, { baseMs: policy.initialDelayMs, maxMs: policy.maxDelayMs, jitter: 'half' }, rand);
 }
 
 export function nextStep(state: RetryState, outcome: DeliveryOutcome, now: number, rand: () => number, policy: RetryPolicy): NextStep {

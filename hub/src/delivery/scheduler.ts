@@ -1,4 +1,4 @@
-// The delivery scheduler: one cursor per subscription (design brief "Hub"). A subscription is due
+// The delivery scheduler: one cursor per subscription. A subscription is due
 // when its cursor is behind its topic's last seq and its next attempt time has come. At most one
 // delivery per subscription is in flight, which keeps publish order per subscriber (M-3) and makes a
 // slow callback hold only its own slot; a global limit bounds the total. Cursor moves are written

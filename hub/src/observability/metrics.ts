@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export type DeliveryOutcomeLabel = 'delivered' | 'failed' | 'gone' | 'gave_up';
 
@@ -25,6 +25,8 @@ export class HubMetrics {
 
   constructor(sources: MetricSources) {
     const registers = [this.registry];
+    // Process metrics (CPU, memory, event-loop lag, handles) under their standard names.
+    collectDefaultMetrics({ register: this.registry });
     this.notificationsAccepted = new Counter({ name: 'rsnotify_hub_notifications_accepted_total', help: 'Notifications accepted (answered 200) and stored', labelNames: ['kind'], registers });
     this.publishRejected = new Counter({ name: 'rsnotify_hub_publish_rejected_total', help: 'Publish requests refused with 4xx', labelNames: ['reason'], registers });
     this.deliveries = new Counter({ name: 'rsnotify_hub_deliveries_total', help: 'Delivery attempts by outcome', labelNames: ['outcome'], registers });

@@ -1,6 +1,6 @@
 // Checks of a ResourceSync publish request before its body is looked at (RT-4, RT-7, M-1, M-4). Pure.
 import { linksWithRel, parseLinkHeader, normaliseTopicUrl } from '@rsnotify/shared';
-import { checkHttpUrl } from '../subscriptions/request.js';
+import { checkHttpUrl } from '@rsnotify/shared';
 import type { SourceRecord } from '../store/index.js';
 import { authorizePublish, bearerToken, findOwner, tokenMatches } from '../tenants/index.js';
 

@@ -36,7 +36,7 @@ export class PublishingService {
   constructor(private readonly deps: PublishingDeps) {}
 
   private reject(status: 400 | 401 | 403 | 413 | 415 | 502, reason: string, code: string, fields: Record<string, unknown>): PublishResult {
-    this.deps.metrics.publishRejected.inc({ reason: code });
+    this.deps.metrics.publishRejected.inc({ reason: code.toLowerCase() }); // one label style: snake_case
     this.deps.logger.info({ event: 'publish.rejected', status, code, reason, ...fields }, 'publish refused');
     return { ok: false, status, reason };
   }

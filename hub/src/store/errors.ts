@@ -1,9 +1,10 @@
 // The store's error type: every engine reports refusals and failures with a stable code
 // (RSN_SOURCE_EXISTS, RSN_PREFIX_TAKEN, RSN_STORE_UNAVAILABLE, RSN_STORE_UNREACHABLE, ...).
 import { RsnotifyError } from '@rsnotify/shared';
+import type { HubCodesOf } from '../errors/index.js';
 
-export class StoreError extends RsnotifyError {
-  constructor(code: string, message: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+export class StoreError extends RsnotifyError<HubCodesOf<'StoreError'>> {
+  constructor(code: HubCodesOf<'StoreError'>, message: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
     super(code, message, options);
     this.name = 'StoreError';
   }

@@ -1,4 +1,4 @@
-// Drizzle schema of the hub's SQLite store (design brief "Hub"). Times are epoch milliseconds.
+// Drizzle schema of the hub's SQLite store. Times are epoch milliseconds.
 // Topic URLs are stored twice where it matters: `url` is the WH-6 normalised key, and the
 // subscription keeps the topic exactly as the subscriber gave it (WH-11 echoes it verbatim).
 import { sqliteTable, integer, text, blob, index, uniqueIndex, type AnySQLiteColumn } from 'drizzle-orm/sqlite-core';

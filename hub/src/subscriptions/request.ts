@@ -1,6 +1,9 @@
 // Validation of form-encoded requests at the hub URL (WH-1..WH-8, WH-21, RT-8). Pure: parameters
 // in, a request or the 4xx reason out. Nothing here reads the clock or the network.
-import { MAX_SECRET_BYTES, WEBSUB, normaliseTopicUrl } from '@rsnotify/shared';
+import { MAX_SECRET_BYTES, WEBSUB, checkHttpUrl, normaliseTopicUrl } from '@rsnotify/shared';
+
+// checkHttpUrl moved to @rsnotify/shared (tenants and publishing use it too); re-exported here.
+export { checkHttpUrl };
 
 export interface SubscriptionRequest {
   readonly mode: 'subscribe' | 'unsubscribe';
@@ -27,15 +30,6 @@ export type Validation<T> = { readonly ok: true; readonly value: T } | { readonl
 
 const fail = (reason: string): { ok: false; status: 400; reason: string } => ({ ok: false, status: 400, reason });
 
-/** An absolute http(s) URL without a fragment, or the reason it is not one (WH-6). */
-export function checkHttpUrl(value: string, what: string): string | undefined {
-  let u: URL;
-  try { u = new URL(value); } catch { return `${what} is not an absolute URL`; }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return `${what} must be an http or https URL`;
-  if (!u.hostname) return `${what} has no host`;
-  if (value.includes('#')) return `${what} must not have a fragment`;
-  return undefined;
-}
 
 function single(params: URLSearchParams, name: string): Validation<string | undefined> {
   const all = params.getAll(name);

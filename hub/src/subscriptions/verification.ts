@@ -2,6 +2,7 @@
 // judgement of the answer. Pure.
 import { WEBSUB } from '@rsnotify/shared';
 import type { IntentMode } from '../store/index.js';
+import { backoff } from '@rsnotify/service-kit';
 
 /** WH-7: hub.* parameters are appended with & to the callback's own query string, never replacing it. */
 export function verificationUrl(callback: string, params: { mode: IntentMode; topic: string; challenge?: string; leaseSeconds?: number; reason?: string }): string {
@@ -34,5 +35,5 @@ export function judgeVerification(status: number, body: string, challenge: strin
 /** When to try an unreachable callback again, or undefined to give up (bounded, WH-3 "as soon as possible"). */
 export function verificationRetryAt(attempts: number, now: number, maxAttempts = 4, baseDelayMs = 1000): number | undefined {
   if (attempts >= maxAttempts) return undefined;
-  return now + baseDelayMs * 2 ** (attempts - 1);
+  return now + backoff(attempts, { baseMs: baseDelayMs, maxMs: Number.MAX_SAFE_INTEGER, jitter: 'none' }, Math.random);
 }

@@ -1,13 +1,13 @@
 // The Sources as the running hub sees them: registration, and a cache that notices changes made by
 // another process on the same database (`rsnotify-hub source add` while the hub runs).
 import { RsnotifyError } from '@rsnotify/shared';
+import type { HubCodesOf } from '../errors/index.js';
 import type { HubRepository, SourceRecord } from '../store/index.js';
 import { generateToken, hashToken } from './tokens.js';
-import { checkHttpUrl } from '../subscriptions/request.js';
-import { normaliseTopicUrl } from '@rsnotify/shared';
+import { checkHttpUrl, normaliseTopicUrl } from '@rsnotify/shared';
 
-export class TenantError extends RsnotifyError {
-  constructor(code: string, message: string, details: Record<string, unknown> = {}) {
+export class TenantError extends RsnotifyError<HubCodesOf<'TenantError'>> {
+  constructor(code: HubCodesOf<'TenantError'>, message: string, details: Record<string, unknown> = {}) {
     super(code, message, { details });
     this.name = 'TenantError';
   }

@@ -5,6 +5,7 @@ import { RsnotifyError } from '../errors/index.js';
 import { extractEmbeddedLinks, extractRobotsSitemaps, firstLinkWithRel, linksWithRel, parseLinkHeader, type WebLink } from '../links/index.js';
 import { notificationChannels, parseDocument, type CapabilityList, type ResourceSyncDocument } from '../documents/index.js';
 import type { FetchedPage, PageFetcher } from './fetch.js';
+import type { SHARED_ERRORS, CodesOf } from '../errors/index.js';
 
 export type DiscoveryRoute =
   | 'capability-list'
@@ -48,7 +49,7 @@ export interface Discovery {
   readonly steps: readonly DiscoveryStep[];
 }
 
-export class DiscoveryError extends RsnotifyError {
+export class DiscoveryError extends RsnotifyError<CodesOf<typeof SHARED_ERRORS, 'DiscoveryError'>> {
   constructor(url: string, message: string, steps: readonly DiscoveryStep[]) {
     super('RSN_DISCOVERY_FAILED', `${url}: ${message}`, { details: { url, steps } });
     this.name = 'DiscoveryError';

@@ -1,4 +1,4 @@
-// Outbound-network guard (promise 4 of the design brief): hub verification, delivery and topic
+// Outbound-network guard (README promise 4): hub verification, delivery and topic
 // fetches, and subscriber fetches refuse loopback, private, link-local and other special addresses
 // after DNS resolution, unless explicitly allowed. The check sits in undici's connector, so it also
 // covers every redirect hop and cannot be bypassed by DNS rebinding between check and connect: we
@@ -6,7 +6,7 @@
 import { BlockList, isIP } from 'node:net';
 import { lookup } from 'node:dns';
 import { Agent, buildConnector } from 'undici';
-import { RsnotifyError } from '../errors/index.js';
+import { RsnotifyError, type CodesOf, type SHARED_ERRORS } from '../errors/index.js';
 
 const special = new BlockList();
 for (const [net, prefix] of [
@@ -36,7 +36,9 @@ export function classifyAddress(address: string): AddressClass {
   return special.check(a, 'ipv4') ? 'special' : 'public';
 }
 
-export class OutboundAddressError extends RsnotifyError {
+export class OutboundAddressError extends RsnotifyError<
+  CodesOf<typeof SHARED_ERRORS, 'OutboundAddressError'>
+> {
   constructor(host: string, address: string) {
     super('RSN_OUTBOUND_PRIVATE_ADDRESS', `refusing to connect to ${host} (${address}): loopback, private or special address`, {
       details: { host, address },
@@ -45,7 +47,7 @@ export class OutboundAddressError extends RsnotifyError {
   }
 }
 
-export class OutboundUrlError extends RsnotifyError {
+export class OutboundUrlError extends RsnotifyError<CodesOf<typeof SHARED_ERRORS, 'OutboundUrlError'>> {
   constructor(url: string, reason: string) {
     super('RSN_OUTBOUND_BAD_URL', `refusing URL ${JSON.stringify(url)}: ${reason}`, { details: { url, reason } });
     this.name = 'OutboundUrlError';

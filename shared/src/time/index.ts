@@ -1,7 +1,7 @@
 // W3C Datetime (RC-28): every precision from a bare year to fractional seconds of any length, `Z` or
 // an offset. Comparison is exact at the precision given (RN-5 contiguity depends on equality of
 // microsecond values), so instants are held as a sortable key, never as a lossy JS Date.
-import { RsnotifyError } from '../errors/index.js';
+import { RsnotifyError, type CodesOf, type SHARED_ERRORS } from '../errors/index.js';
 
 export type DateTimePrecision = 'year' | 'month' | 'day' | 'minute' | 'second' | 'fraction';
 
@@ -26,7 +26,7 @@ export interface DateTime {
 const W3C =
   /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:\d{2}))?)?)?$/;
 
-export class DateTimeError extends RsnotifyError {
+export class DateTimeError extends RsnotifyError<CodesOf<typeof SHARED_ERRORS, 'DateTimeError'>> {
   constructor(value: string, where?: string) {
     super('RS_BAD_DATETIME', `not a W3C datetime${where ? ` in ${where}` : ''}: ${JSON.stringify(value)}`, {
       details: { value, where },

@@ -60,3 +60,19 @@ export function normaliseTopicUrl(url: string): string {
     return /[A-Za-z0-9\-._~]/.test(ch) ? ch : m;
   });
 }
+
+/** An absolute http(s) URL without a fragment, or the reason it is not one (WH-6). */
+export function checkHttpUrl(value: string, what: string): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    return `${what} is not an absolute URL`;
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') {
+    return `${what} must be an http or https URL`;
+  }
+  if (!u.hostname) return `${what} has no host`;
+  if (value.includes('#')) return `${what} must not have a fragment`;
+  return undefined;
+}

@@ -4,7 +4,7 @@
 // itself never expands DTD entities, and its `doctype` event is the backstop for streamed input.
 // Well-formedness is checked in the same single pass (no separate validator run).
 import { SaxesParser, type SaxesTagNS } from 'saxes';
-import { DocumentError } from '../documents/errors.js';
+import { DocumentError } from '../errors/index.js';
 import { DEFAULT_XML_LIMITS, XmlLimitError, type XmlLimitCode, type XmlLimits } from './limits.js';
 
 /** RC-4: the community limit of 50 MB per document, as bytes (50 MiB). */

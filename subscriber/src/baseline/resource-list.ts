@@ -2,14 +2,15 @@
 // time `at`, without holding the lists in memory. Shared by the baseline and the audit.
 import { RsnotifyError, streamDocument, type DateTime, type Entry, type ErrorDetails } from '@rsnotify/shared';
 import type { HttpGetter } from '../mirror/index.js';
+import type { SubscriberCodesOf } from '../errors/index.js';
 
 /**
  * RSN_BASELINE_HTTP_STATUS: a list answered with another status than 200.
  * RSN_BASELINE_NOT_RESOURCELIST: the URL is not a Resource List (Index).
  * RSN_BASELINE_NO_AT: the list has no `at` (RC-14 MUST), so no position can be taken from it.
  */
-export class BaselineError extends RsnotifyError {
-  constructor(code: 'RSN_BASELINE_HTTP_STATUS' | 'RSN_BASELINE_NOT_RESOURCELIST' | 'RSN_BASELINE_NO_AT', message: string, details: ErrorDetails) {
+export class BaselineError extends RsnotifyError<SubscriberCodesOf<'BaselineError'>> {
+  constructor(code: SubscriberCodesOf<'BaselineError'>, message: string, details: ErrorDetails) {
     super(code, message, { details });
     this.name = 'BaselineError';
   }

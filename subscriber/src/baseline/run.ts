@@ -1,4 +1,4 @@
-// Baseline (issue 5, M-7): fetch every resource of the Resource List (or Index) into the mirror and
+// Baseline (M-7): fetch every resource of the Resource List (or Index) into the mirror and
 // take the list's `at` as the position: RC-15 says the listed states reflect at least every change
 // up to `at`, so catch-up continues from there.
 import type { Change, DateTime } from '@rsnotify/shared';

@@ -7,6 +7,7 @@ import {
 } from '@rsnotify/shared';
 import { headerValue, type HttpGetter } from '../mirror/index.js';
 import { EntrySelector, joinsCoverage, provenInterval, type HistoryGoneReason, type ProvenInterval } from './coverage.js';
+import type { SubscriberCodesOf } from '../errors/index.js';
 
 export interface CatchUpSource {
   /** A Change List or a Change List Index URL (from the Capability List). */
@@ -39,8 +40,8 @@ export interface CatchUpResult {
  * RSN_CATCHUP_NOT_CHANGELIST: the URL is not a Change List or Change List Index.
  * RSN_CATCHUP_TOO_DEEP: indexes nested deeper than we follow.
  */
-export class CatchUpError extends RsnotifyError {
-  constructor(code: 'RSN_CATCHUP_HTTP_STATUS' | 'RSN_CATCHUP_NOT_CHANGELIST' | 'RSN_CATCHUP_TOO_DEEP', message: string, details: ErrorDetails) {
+export class CatchUpError extends RsnotifyError<SubscriberCodesOf<'CatchUpError'>> {
+  constructor(code: SubscriberCodesOf<'CatchUpError'>, message: string, details: ErrorDetails) {
     super(code, message, { details });
     this.name = 'CatchUpError';
   }

@@ -1,4 +1,5 @@
 import { RsnotifyError, type ErrorDetails } from '@rsnotify/shared';
+import type { SubscriberCodesOf } from '../errors/index.js';
 
 /**
  * Every mirror failure code. Stable and searchable:
@@ -12,20 +13,9 @@ import { RsnotifyError, type ErrorDetails } from '@rsnotify/shared';
  * - RSN_WRITE_FAILED: the file system refused the write.
  * - RSN_MIRROR_CLOSED: the mirror was closed (shutdown) before the change was applied.
  */
-export type MirrorErrorCode =
-  | 'RSN_PATH_ESCAPE'
-  | 'RSN_PATH_UNMAPPABLE'
-  | 'RSN_PATH_CONFLICT'
-  | 'RSN_HASH_MISMATCH'
-  | 'RSN_LENGTH_MISMATCH'
-  | 'RSN_HTTP_STATUS'
-  | 'RSN_HTTP_TOO_LARGE'
-  | 'RSN_FETCH_FAILED'
-  | 'RSN_WRITE_FAILED'
-  | 'RSN_MIRROR_CLOSED';
+export type MirrorErrorCode = SubscriberCodesOf<'MirrorError'>;
 
-export class MirrorError extends RsnotifyError {
-  declare readonly code: MirrorErrorCode;
+export class MirrorError extends RsnotifyError<MirrorErrorCode> {
   constructor(code: MirrorErrorCode, message: string, options: { cause?: unknown; details?: ErrorDetails } = {}) {
     super(code, message, options);
     this.name = 'MirrorError';

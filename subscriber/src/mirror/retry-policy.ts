@@ -1,7 +1,8 @@
 // What to do after one fetch attempt: a pure function of the outcome and the attempt number. No
-// clock, no randomness, no I/O; the caller sleeps (the design brief keeps decisions and timers apart,
+// clock, no randomness, no I/O; the caller sleeps (the house rule keeps decisions and timers apart,
 // unlike undici's own retry handler, which does both in one function).
 import { parseHttpDate } from '@rsnotify/shared';
+import { backoff } from '@rsnotify/service-kit';
 
 export type FetchOutcome =
   | { readonly kind: 'ok' }
@@ -36,8 +37,8 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
   return at === undefined ? undefined : Math.max(0, at - now);
 }
 
-function backoff(attempt: number, o: Required<Omit<RetryPolicyOptions, 'maxAttempts'>>): number {
-  return Math.min(o.maxDelayMs, o.baseDelayMs * 2 ** (attempt - 1));
+function retryDelay(attempt: number, o: Required<Omit<RetryPolicyOptions, 'maxAttempts'>>): number {
+  return backoff(attempt, { baseMs: o.baseDelayMs, maxMs: o.maxDelayMs, jitter: 'none' }, Math.random);
 }
 
 /**
@@ -57,12 +58,12 @@ export function decideRetry(outcome: FetchOutcome, attempt: number, now: number,
   if (outcome.kind === 'integrity') return { action: 'fail', code: outcome.code };
   const exhausted = attempt >= o.maxAttempts;
   if (outcome.kind === 'network') {
-    return exhausted ? { action: 'fail', code: 'RSN_FETCH_FAILED' } : { action: 'retry', delayMs: backoff(attempt, o) };
+    return exhausted ? { action: 'fail', code: 'RSN_FETCH_FAILED' } : { action: 'retry', delayMs: retryDelay(attempt, o) };
   }
   const { status } = outcome;
   const retryable = status >= 500 || status === 429 || status === 408;
   if (!retryable || exhausted) return { action: 'fail', code: 'RSN_HTTP_STATUS', status };
-  let delayMs = backoff(attempt, o);
+  let delayMs = retryDelay(attempt, o);
   if (status === 429 || status === 503) {
     const after = parseRetryAfter(outcome.retryAfter, now);
     if (after !== undefined) {

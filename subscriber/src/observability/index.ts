@@ -2,7 +2,7 @@
 // the Prometheus metrics of the subscriber.
 import pino, { type Logger } from 'pino';
 import { CALLBACK_LOG_SERIALIZERS } from '@rsnotify/service-kit';
-import { Counter, Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 
 export type { Logger } from 'pino';
 
@@ -32,12 +32,14 @@ export interface SubscriberMetrics {
   readonly gaps: Counter<'source'>;
   readonly catchUps: Counter<'source' | 'result'>;
   readonly reconciles: Counter<'source' | 'outcome'>;
-  readonly lagMs: Gauge<'source'>;
+  readonly lagSeconds: Gauge<'source'>;
   readonly buffered: Gauge<'source'>;
 }
 
 export function createMetrics(): SubscriberMetrics {
   const registry = new Registry();
+  // Process metrics (CPU, memory, event-loop lag, handles) under their standard names.
+  collectDefaultMetrics({ register: registry });
   const c = <L extends string>(name: string, help: string, labelNames: L[]) => new Counter<L>({ name, help, labelNames, registers: [registry] });
   const g = <L extends string>(name: string, help: string, labelNames: L[]) => new Gauge<L>({ name, help, labelNames, registers: [registry] });
   return {
@@ -51,7 +53,7 @@ export function createMetrics(): SubscriberMetrics {
     gaps: c('rsnotify_subscriber_gaps_total', 'Gaps detected between notifications', ['source']),
     catchUps: c('rsnotify_subscriber_catchups_total', 'Catch-ups from the Change Lists by result', ['source', 'result']),
     reconciles: c('rsnotify_subscriber_reconciles_total', 'Reconciliations with the Resource List by outcome (in-sync, repaired, source-changing, failed)', ['source', 'outcome']),
-    lagMs: g('rsnotify_subscriber_lag_ms', 'Newest until received minus syncedUntil', ['source']),
+    lagSeconds: g('rsnotify_subscriber_lag_seconds', 'Newest until received minus syncedUntil', ['source']),
     buffered: g('rsnotify_subscriber_buffered_notifications', 'Notifications waiting for a gap to close', ['source']),
   };
 }

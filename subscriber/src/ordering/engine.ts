@@ -3,6 +3,7 @@
 // I/O, no timers, the clock comes in as `now`. The shell carries out the effects and reports back
 // through applied() / caughtUp() / catchUpFailed(); `syncedUntil` moves only there (promise 3).
 import { compareDateTime, type DateTime } from '@rsnotify/shared';
+import { backoff } from '@rsnotify/service-kit';
 
 export interface PendingNotification {
   readonly id: number;
@@ -87,7 +88,7 @@ function insertSorted(buffer: readonly PendingNotification[], n: PendingNotifica
 function retryDelay(attempts: number, opts: OrderingOptions): number {
   const base = opts.catchUpRetryBaseMs ?? DEFAULT_RETRY_BASE_MS;
   const max = opts.catchUpRetryMaxMs ?? DEFAULT_RETRY_MAX_MS;
-  return Math.min(max, base * 2 ** Math.max(0, attempts - 1));
+  return backoff(attempts, { baseMs: base, maxMs: max, jitter: 'none' }, Math.random);
 }
 
 /** The open gap [syncedUntil, head.from), if the buffer starts beyond the position. */
@@ -107,12 +108,12 @@ function drain(
 ): OrderingState {
   let state = input;
   if (state.applying) return state;
-  let buffer = state.buffer.slice();
+  const buffer = state.buffer.slice();
   while (buffer.length > 0) {
     const head = buffer[0]!;
     const p = state.syncedUntil;
     if (p === undefined) {
-      // No baseline: the first notification starts the position at its `from` (design brief).
+      // No baseline: the first notification starts the position at its `from` (M-7).
       buffer.shift();
       effects.push({ kind: 'apply', id: head.id, after: undefined, until: head.until });
       return { ...state, buffer, applying: { id: head.id, until: head.until } };

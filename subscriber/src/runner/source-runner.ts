@@ -15,7 +15,7 @@ import {
 import { reconcileMirror, type ReconcileResult } from '../audit/index.js';
 import { runBaseline } from '../baseline/index.js';
 import {
-  classifyFailure, collectChanges, EntrySelector, holdsPosition, isOutdatable, type HistoryGoneReason,
+  CatchUpError, classifyFailure, collectChanges, EntrySelector, holdsPosition, isOutdatable, type HistoryGoneReason,
 } from '../catchup/index.js';
 import type { ResolvedConfig, SourceConfig } from '../config.js';
 import { discoverSource, type Discovery, type PageFetcher } from '../discovery/index.js';
@@ -39,6 +39,7 @@ import {
 import { sourceStatus, type SourceStatus } from '../status/index.js';
 import { createResourceStateStore, type EventRecord, type SourceRecord, type SqliteSubscriberStore, type SubscriptionRecord } from '../store/index.js';
 import { executeActions, planFor, retryDelayMs, type ChannelTarget, type LeasePolicy, type SubscriptionDeps } from '../subscription/index.js';
+import { SubscriberError } from '../errors/index.js';
 
 const MAX_TIMER_MS = 24 * 3_600_000;
 
@@ -70,7 +71,7 @@ export interface Runtime {
   readonly fetcher: PageFetcher;
   readonly hubAgent: Agent;
   readonly clock: () => number;
-  readonly rand: () => number;
+  readonly random: () => number;
   readonly leasePolicy: LeasePolicy;
   readonly subDeps?: SubscriptionDeps;
 }
@@ -161,7 +162,7 @@ export class SourceRunner {
     this.enqueue(async () => {
       const ok = await this.discover();
       if (!ok) {
-        this.later('discover', retryDelayMs(++this.discoveryFailures, this.rt.leasePolicy, this.rt.rand), () => this.start());
+        this.later('discover', retryDelayMs(++this.discoveryFailures, this.rt.leasePolicy, this.rt.random), () => this.start());
         return;
       }
       this.discoveryFailures = 0;
@@ -296,7 +297,7 @@ export class SourceRunner {
     } else if (this.cfg.baseline === 'resourcelist' || this.source.mode === 'poll') {
       const at = await this.baseline('initial');
       if (!at) {
-        this.later('establish', retryDelayMs(++this.establishFailures, this.rt.leasePolicy, this.rt.rand), () => this.enqueue(() => this.establishPosition()));
+        this.later('establish', retryDelayMs(++this.establishFailures, this.rt.leasePolicy, this.rt.random), () => this.enqueue(() => this.establishPosition()));
         return;
       }
       await this.process(rebaselined(this.ordering, at, this.rt.clock(), this.opts));
@@ -366,11 +367,11 @@ export class SourceRunner {
     const name = this.cfg.name;
     this.rt.metrics.buffered.set({ source: name }, this.ordering.buffer.length);
     const p = this.ordering.syncedUntil;
-    this.rt.metrics.lagMs.set({ source: name }, p && this.newestUntil ? Math.max(0, this.newestUntil.epochMs - p.epochMs) : 0);
+    this.rt.metrics.lagSeconds.set({ source: name }, p && this.newestUntil ? Math.max(0, this.newestUntil.epochMs - p.epochMs) / 1000 : 0);
   }
 
   private async execute(effect: OrderingEffect): Promise<Transition | undefined> {
-    const { repo, metrics } = this.rt;
+    const { metrics } = this.rt;
     switch (effect.kind) {
       case 'supersede':
         await this.finishRow(effect.id, 'superseded');
@@ -423,7 +424,7 @@ export class SourceRunner {
     const failed = await this.recordResults(results);
     if (failed > 0) {
       this.applyFailures++;
-      const delay = retryDelayMs(this.applyFailures, { retryInitialMs: 1_000, retryMaxMs: 60_000 }, this.rt.rand);
+      const delay = retryDelayMs(this.applyFailures, { retryInitialMs: 1_000, retryMaxMs: 60_000 }, this.rt.random);
       this.log.warn({ event: 'apply.failed', inboxId: effect.id, failed, retryInMs: delay }, 'apply.failed');
       // Promise 3: the position stays until every change of the interval is really applied.
       this.later('apply-retry', delay, () => this.enqueue(() => this.process({ state: this.ordering, effects: [effect] })));
@@ -508,7 +509,7 @@ export class SourceRunner {
     const id = await repo.startCatchUp(this.source.id, 'gap', effect.from.lexical, effect.to.lexical, clock());
     this.log.info({ event: 'catchup.started', from: effect.from.lexical, to: effect.to.lexical }, 'catchup.started');
     try {
-      if (!this.source.changeListUrl) throw new Error('the Capability List has no Change List');
+      if (!this.source.changeListUrl) throw new CatchUpError('RSN_CATCHUP_NO_CHANGELIST', 'the Capability List has no Change List', {});
       const r = await collectChanges({ changeListUrl: this.source.changeListUrl }, effect.from, effect.to, this.rt.http);
       if (r.historyGone) {
         await repo.finishCatchUp(id, { state: 'history-gone', lastError: r.historyGoneReason, finishedAt: clock() });
@@ -727,11 +728,11 @@ export class SourceRunner {
 
   async syncOnce(): Promise<{ syncedUntil?: string; outcome: CatchUpOutcome }> {
     const ok = await this.discover();
-    if (!ok) throw new Error(`discovery failed for ${this.cfg.name}`);
+    if (!ok) throw new SubscriberError('RSN_SYNC_FAILED', `discovery failed for ${this.cfg.name}`);
     const before = await this.rt.repo.getPosition(this.source.id);
     if (!before?.syncedUntil) {
       const at = await this.baseline('manual');
-      if (!at) throw new Error(`baseline failed for ${this.cfg.name}`);
+      if (!at) throw new SubscriberError('RSN_SYNC_FAILED', `baseline failed for ${this.cfg.name}`);
       this.ordering = initialOrderingState(at);
     } else {
       this.ordering = initialOrderingState(parseDateTime(before.syncedUntil));

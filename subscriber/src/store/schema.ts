@@ -1,4 +1,4 @@
-// The subscriber's tables (design brief "Subscriber"). Datetimes from documents are stored as their
+// The subscriber's tables. Datetimes from documents are stored as their
 // lexical form (exact round trip, RN-5 equality) next to a sortable key where we query by them;
 // wall-clock instants are integer milliseconds.
 import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';

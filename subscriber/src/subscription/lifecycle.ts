@@ -3,6 +3,7 @@
 // HTTP and the storing.
 import { normaliseTopicUrl } from '@rsnotify/shared';
 import type { SubscriptionPatch, SubscriptionRecord } from '../store/repository.js';
+import { backoff } from '@rsnotify/service-kit';
 
 export interface LeasePolicy {
   /** Renew when this fraction of the granted lease has passed (RT-13: well before expiry). */
@@ -28,10 +29,9 @@ export function renewAtFor(verifiedAt: number, leaseSeconds: number, policy: Pic
   return verifiedAt + Math.floor(leaseSeconds * 1000 * policy.renewFraction);
 }
 
-/** Exponential backoff with jitter in [50%, 100%] of the capped step; `attempt` counts from 1. */
+/** Exponential backoff with jitter in [50%, 100%) of the capped step; `attempt` counts from 1. */
 export function retryDelayMs(attempt: number, policy: Pick<LeasePolicy, 'retryInitialMs' | 'retryMaxMs'>, rand: () => number): number {
-  const step = Math.min(policy.retryMaxMs, policy.retryInitialMs * 2 ** Math.max(0, attempt - 1));
-  return Math.round(step * (0.5 + 0.5 * rand()));
+  return backoff(attempt, { baseMs: policy.retryInitialMs, maxMs: policy.retryMaxMs, jitter: 'half' }, rand);
 }
 
 export function topicsMatch(a: string, b: string): boolean {
@@ -150,7 +150,7 @@ export function planSubscription(input: {
   readonly subs: readonly SubscriptionRecord[];
   readonly now: number;
   readonly policy: LeasePolicy;
-  readonly rand: () => number;
+  readonly random: () => number;
 }): SubscriptionPlan {
   const { target, now, policy } = input;
   const actions: SubscriptionAction[] = [];
@@ -201,7 +201,7 @@ export function planSubscription(input: {
       return { kind: 'subscribe', reason: 'retry', attempt: latest.attempt + 1, ...(current ? { renewsId: current.id } : {}) };
     }
     if (latest?.state === 'abandoned' && (!current || latest.id > current.id)) {
-      const at = latest.updatedAt + retryDelayMs(latest.attempt, policy, input.rand);
+      const at = latest.updatedAt + retryDelayMs(latest.attempt, policy, input.random);
       if (now < at) return at;
       return { kind: 'subscribe', reason: 'retry', attempt: latest.attempt + 1, ...(current ? { renewsId: current.id } : {}) };
     }

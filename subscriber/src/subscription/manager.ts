@@ -16,7 +16,7 @@ export interface SubscriptionDeps {
   readonly callbackBase: string;
   readonly logger: Logger;
   readonly clock: () => number;
-  readonly rand: () => number;
+  readonly random: () => number;
 }
 
 export function callbackUrlFor(base: string, token: string): string {
@@ -25,7 +25,7 @@ export function callbackUrlFor(base: string, token: string): string {
 
 export async function planFor(deps: SubscriptionDeps, sourceId: number, target: ChannelTarget | undefined, disabled: boolean): Promise<SubscriptionPlan> {
   const subs = await deps.repo.listSubscriptions(sourceId);
-  return planSubscription({ ...(target ? { target } : {}), disabled, subs, now: deps.clock(), policy: deps.leasePolicy, rand: deps.rand });
+  return planSubscription({ ...(target ? { target } : {}), disabled, subs, now: deps.clock(), policy: deps.leasePolicy, random: deps.random });
 }
 
 /** Carries out actions in order; returns true when a hub request was sent (a re-plan is useful). */

@@ -1,4 +1,4 @@
-// Subscriber baseline sync (issue 5): 10,000 resources from a Resource List into a fresh mirror
+// Subscriber baseline sync: 10,000 resources from a Resource List into a fresh mirror
 // through runBaseline (streamed list, verified fetches, temp file + fsync + rename per resource),
 // next to the raw undici GET ceiling for the same URLs on the same server, same keep-alive and
 // concurrency, bodies read and dropped. Both run in the driver's process, interleaved (baseline,
@@ -20,10 +20,10 @@ import { describeRange, interleave, metered, spread } from '../lib/measure.js';
 // side). Looked up at run time so that, until they are exported, only this scenario fails and the
 // bench runner (which imports every scenario file) keeps working.
 interface DataApi {
-  createHttpGetter(o: { allowPrivateNetworks: boolean; perHostConcurrency?: number }): { close(): Promise<void> };
-  createMirror(o: { mirrorDir: string; http: unknown; perHostConcurrency?: number; state: {
+  createHttpGetter(this: void, o: { allowPrivateNetworks: boolean; perHostConcurrency?: number }): { close(): Promise<void> };
+  createMirror(this: void, o: { mirrorDir: string; http: unknown; perHostConcurrency?: number; state: {
     get(uri: string): Promise<undefined | object>; set(uri: string, s: object | null): Promise<void> } }): { close(): Promise<void> };
-  runBaseline(url: string, http: unknown, mirror: unknown): Promise<{ resources: number; written: number; failed: { error?: { code: string } }[] }>;
+  runBaseline(this: void, url: string, http: unknown, mirror: unknown): Promise<{ resources: number; written: number; failed: { error?: { code: string } }[] }>;
 }
 
 function dataApi(): DataApi {
@@ -113,7 +113,8 @@ async function rawGets(urls: readonly string[]): Promise<number> {
 async function baseline(base: string, mirrorDir: string, expected: number): Promise<number> {
   const { createHttpGetter, createMirror, runBaseline } = dataApi();
   const http = createHttpGetter({ allowPrivateNetworks: true, perHostConcurrency: CONCURRENCY });
-  // The resource state lives in memory here (CONTROL keeps it in SQLite); the mirror sees only the interface.
+  // The resource state lives in memory here (the daemon keeps it in SQLite); the mirror sees only
+  // the interface.
   const rows = new Map<string, object>();
   const mirror = createMirror({
     mirrorDir, http, perHostConcurrency: CONCURRENCY,

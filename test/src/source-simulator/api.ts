@@ -1,4 +1,4 @@
-// The simulator's public types: options, the SourceSimulator contract (common brief) and what it
+// The simulator's public types: options, the SourceSimulator contract and what it
 // reports. The implementation is simulator.ts.
 import type { ChangeType } from '@rsnotify/shared';
 import type { Faults } from './faults.js';

@@ -116,7 +116,7 @@ export function decideRequestFate(faults: Readonly<Faults>, kind: RequestKind, c
   const inScope = faults.serverErrorScope === 'all' || (faults.serverErrorScope === 'resources') === (kind === 'resource');
   if (!inScope) return { fate: { serverError: false, delayMs: 0 }, serverErrorNext: faults.serverErrorNext };
   let next = faults.serverErrorNext;
-  let serverError = false;
+  let serverError: boolean;
   if (next > 0) { serverError = true; next--; } else serverError = chance(faults.serverErrorProbability);
   const delayMs = chance(faults.slowProbability) ? faults.slowMs : 0;
   return { fate: { serverError, delayMs }, serverErrorNext: next };

@@ -1,4 +1,4 @@
-// The ResourceSync Source simulator for tests, benchmarks and the demo (issue #4): a real HTTP Source
+// The ResourceSync Source simulator for tests, benchmarks and the demo: a real HTTP Source
 // on 127.0.0.1 with seeded random changes, change notifications posted to a hub, Change Lists with
 // rollover and retention, and switchable faults.
 export { startSourceSimulator, SimulatorError } from './simulator.js';

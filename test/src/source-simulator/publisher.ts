@@ -7,6 +7,7 @@
 import { request, type Agent } from 'undici';
 import { createOutboundAgent, describeError, formatLinkHeader } from '@rsnotify/shared';
 import type { NotificationFate } from './faults.js';
+import { backoff } from '@rsnotify/service-kit';
 
 export interface OutgoingNotification {
   /** 1, 2, ... in the order made. */
@@ -48,7 +49,7 @@ export function nextPostStep(outcome: PostOutcome, attempt: number, firstAttempt
   { readonly retry: true; readonly delayMs: number } | { readonly retry: false } {
   const retryable = outcome.kind === 'network-error' || (outcome.kind === 'rejected' && (outcome.status >= 500 || outcome.status === 429));
   if (!retryable) return { retry: false };
-  const delayMs = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** Math.max(0, attempt - 1));
+  const delayMs = backoff(attempt, { baseMs: policy.initialDelayMs, maxMs: policy.maxDelayMs, jitter: 'none' }, Math.random);
   if (nowMs + delayMs - firstAttemptAtMs > policy.maxAgeMs) return { retry: false };
   return { retry: true, delayMs };
 }

@@ -1,6 +1,6 @@
 // The simulator as a registered Source of the REAL hub (@rsnotify/hub): its notifications are
 // accepted (RT-7: 200), and a wrong token is refused. Skipped, and says so, until the hub package
-// exports startHub (issue #3).
+// exports startHub.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import * as hubPackage from '@rsnotify/hub';
 import { startSourceSimulator } from './index.js';
 
-/** The agreed contract (brief), declared here so this file compiles before the hub exists. */
+/** The hub's contract, declared here so this file compiles before the hub exists. */
 interface RunningHub { readonly url: string; addSource(name: string, prefixes: string[]): Promise<{ token: string }>; close(): Promise<void> }
 type StartHub = (options: { host?: string; port?: number; dbFile: string; openPublishing?: boolean; allowPrivateNetworks?: boolean; logLevel?: string }) => Promise<RunningHub>;
 

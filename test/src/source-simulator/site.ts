@@ -74,7 +74,7 @@ function text(status: number, body: string, type = 'text/plain; charset=utf-8', 
 
 /**
  * A lagging Change List must not let a Destination conclude it is complete up to "now": its `Date`
- * says when its content was current (the design brief's catch-up trusts an open list only up to the
+ * says when its content was current (the subscriber's catch-up trusts an open list only up to the
  * Source's clock at fetch time).
  */
 function changeListResponse(doc: ServedDocument): SiteResponse {

@@ -5,6 +5,7 @@
 // survives a process crash and skips the fsync. A failing write is isolated by re-running the batch
 // one by one, so one bad row never fails its neighbours.
 import type Database from 'better-sqlite3';
+import { StoreError } from '../../errors/index.js';
 
 interface Pending {
   run: () => unknown;
@@ -23,7 +24,7 @@ export class GroupCommit {
   constructor(private readonly sqlite: Database.Database) {}
 
   run<T>(fn: () => T, durable = false): Promise<T> {
-    if (this.closed) return Promise.reject(new Error('store closed'));
+    if (this.closed) return Promise.reject(new StoreError('RSN_STORE_CLOSED', 'store closed'));
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ run: fn, durable, resolve: resolve as (v: unknown) => void, reject });
       if (!this.scheduled) {

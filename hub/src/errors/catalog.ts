@@ -1,0 +1,52 @@
+// Every error code of @rsnotify/hub: the class that carries it (or `outcome` for a code that is a
+// delivery or verification outcome rather than a thrown error) and what it means. The code types
+// are derived from this table, so a code that is not listed does not compile.
+import type { CodesOf, ErrorCatalog } from '@rsnotify/shared';
+
+export const HUB_ERRORS = {
+  RSN_HUB_CONFIG_INVALID: { class: 'ConfigError', meaning: 'a hub option is missing or invalid' },
+  RSN_HUB_USAGE: { class: 'UsageError', meaning: 'a command line that the CLI cannot run' },
+  RSN_STORE_OPEN_FAILED: { class: 'StoreError', meaning: 'the hub database cannot be opened' },
+  RSN_SOURCE_EXISTS: { class: 'StoreError', meaning: 'a Source with that name exists already' },
+  RSN_PREFIX_TAKEN: {
+    class: 'StoreError',
+    meaning: 'a topic prefix that another Source owns',
+  },
+  RSN_ADMIN_TOKEN_EXISTS: { class: 'StoreError', meaning: 'an admin token with that name exists already' },
+  RSN_BRIDGE_EXISTS: { class: 'StoreError', meaning: 'a bridged Source with that name exists already' },
+  RSN_STORE_BAD_URL: { class: 'StoreError', meaning: '--db is neither a file path nor postgres://' },
+  RSN_STORE_AUTH_FAILED: { class: 'StoreError', meaning: 'PostgreSQL refused the user or password' },
+  RSN_STORE_NO_DATABASE: { class: 'StoreError', meaning: 'the PostgreSQL database does not exist' },
+  RSN_STORE_UNREACHABLE: { class: 'StoreError', meaning: 'the PostgreSQL server cannot be reached' },
+  RSN_STORE_UNAVAILABLE: {
+    class: 'StoreError',
+    meaning: 'the database is away for this call (answer 503, retry later)',
+  },
+  RSN_STORE_MIGRATION_FAILED: { class: 'StoreError', meaning: 'migrating the hub database failed' },
+  RSN_SOURCE_BAD_NAME: {
+    class: 'TenantError',
+    meaning: 'a Source name with characters not allowed',
+  },
+  RSN_SOURCE_NO_PREFIX: { class: 'TenantError', meaning: 'a Source without any topic prefix' },
+  RSN_SOURCE_BAD_PREFIX: {
+    class: 'TenantError',
+    meaning: 'a topic prefix that is not an absolute http(s) URL',
+  },
+  RSN_DELIVERY_ERROR: {
+    class: 'outcome',
+    meaning: 'a delivery attempt failed without a more precise code',
+  },
+  RSN_NOTIFICATION_MISSING: {
+    class: 'outcome',
+    meaning: 'a delivery found its notification gone from the store (pruned)',
+  },
+  RSN_VERIFICATION_ERROR: {
+    class: 'outcome',
+    meaning: 'a verification request failed without a more precise code',
+  },
+} as const satisfies ErrorCatalog;
+
+/** Every code of @rsnotify/hub. */
+export type HubErrorCode = keyof typeof HUB_ERRORS;
+/** The codes that the class named `Cls` may carry. */
+export type HubCodesOf<Cls extends string> = CodesOf<typeof HUB_ERRORS, Cls>;

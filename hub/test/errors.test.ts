@@ -1,0 +1,72 @@
+// Every error code of @rsnotify/hub, pinned: the catalog lists exactly these codes, each class
+// carries the codes the catalog gives it, and a scan of hub/src fails on an RSN_ code literal that
+// is in neither this package's catalog nor the shared one.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { RsnotifyError, SHARED_ERRORS, describeError } from '@rsnotify/shared';
+import { HUB_ERRORS } from '../src/errors/index.js';
+import { ConfigError } from '../src/config.js';
+import { UsageError } from '../src/cli.js';
+import { StoreError } from '../src/store/sqlite/index.js';
+import { TenantError } from '../src/tenants/directory.js';
+
+const PINNED: Record<string, (code: never) => RsnotifyError | 'outcome'> = {
+  RSN_HUB_CONFIG_INVALID: () => new ConfigError('m'),
+  RSN_HUB_USAGE: () => new UsageError('m'),
+  RSN_STORE_OPEN_FAILED: (c) => new StoreError(c, 'm'),
+  RSN_SOURCE_EXISTS: (c) => new StoreError(c, 'm'),
+  RSN_PREFIX_TAKEN: (c) => new StoreError(c, 'm'),
+  RSN_ADMIN_TOKEN_EXISTS: (c) => new StoreError(c, 'm'),
+  RSN_BRIDGE_EXISTS: (c) => new StoreError(c, 'm'),
+  RSN_STORE_BAD_URL: (c) => new StoreError(c, 'm'),
+  RSN_STORE_AUTH_FAILED: (c) => new StoreError(c, 'm'),
+  RSN_STORE_NO_DATABASE: (c) => new StoreError(c, 'm'),
+  RSN_STORE_UNREACHABLE: (c) => new StoreError(c, 'm'),
+  RSN_STORE_UNAVAILABLE: (c) => new StoreError(c, 'm'),
+  RSN_STORE_MIGRATION_FAILED: (c) => new StoreError(c, 'm'),
+  RSN_SOURCE_BAD_NAME: (c) => new TenantError(c, 'm'),
+  RSN_SOURCE_NO_PREFIX: (c) => new TenantError(c, 'm'),
+  RSN_SOURCE_BAD_PREFIX: (c) => new TenantError(c, 'm'),
+  RSN_DELIVERY_ERROR: () => 'outcome',
+  RSN_NOTIFICATION_MISSING: () => 'outcome',
+  RSN_VERIFICATION_ERROR: () => 'outcome',
+};
+
+test('the hub catalog lists exactly the pinned codes, each with its class and a meaning', () => {
+  assert.deepEqual(Object.keys(HUB_ERRORS).sort(), Object.keys(PINNED).sort());
+  for (const [code, make] of Object.entries(PINNED)) {
+    const entry = HUB_ERRORS[code as keyof typeof HUB_ERRORS];
+    assert.ok(entry.meaning.length > 0, code);
+    const err = make(code as never);
+    if (err === 'outcome') {
+      assert.equal(entry.class, 'outcome', code);
+      continue;
+    }
+    assert.ok(err instanceof RsnotifyError, code);
+    assert.equal(err.code, code);
+    assert.equal(err.name, entry.class, code);
+    assert.deepEqual(describeError(err), { code, message: 'm' });
+  }
+});
+
+test('no RSN_ code literal in hub/src is missing from the catalogs', async () => {
+  const src = fileURLToPath(new URL('../src/', import.meta.url));
+  const known = new Set([...Object.keys(HUB_ERRORS), ...Object.keys(SHARED_ERRORS)]);
+  const unknown: string[] = [];
+  async function scan(dir: string): Promise<void> {
+    for (const name of await readdir(dir)) {
+      const p = join(dir, name);
+      if ((await stat(p)).isDirectory()) await scan(p);
+      else if (name.endsWith('.ts')) {
+        for (const m of (await readFile(p, 'utf8')).matchAll(/'(RSN?_[A-Z0-9_]+)'/g)) {
+          if (!known.has(m[1]!)) unknown.push(`${p}: ${m[1]}`);
+        }
+      }
+    }
+  }
+  await scan(src);
+  assert.deepEqual(unknown, []);
+});

@@ -1,0 +1,70 @@
+// The test kit both daemons' tests and the cross-package tests share (`@rsnotify/service-kit/testing`):
+// outcome-based waiting, temporary directories under the OS temp dir, and free loopback ports.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { WaitTimeoutError } from '../errors.js';
+
+export interface WaitOptions {
+  timeoutMs?: number;
+  intervalMs?: number;
+  /** Included in the timeout error, e.g. 'mirror converged'. */
+  what?: string;
+}
+
+/**
+ * Polls `probe` until it returns a truthy value (which is returned), or throws after the deadline.
+ * A probe that throws counts as "not yet"; its last error is in the timeout message.
+ */
+export async function waitFor<T>(
+  probe: () => T | Promise<T>,
+  options: WaitOptions = {},
+): Promise<NonNullable<T>> {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v) return v as NonNullable<T>;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() > deadline) {
+      const why = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
+      throw new WaitTimeoutError(
+        `timed out after ${timeoutMs} ms waiting for ${options.what ?? 'condition'}${why}`,
+        lastError,
+      );
+    }
+    await sleep(options.intervalMs ?? 50);
+  }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** A fresh directory under the OS temp dir, and how to remove it. */
+export async function tempDir(prefix = 'rsnotify-'): Promise<{ dir: string; remove(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * An ephemeral port that was free a moment ago. Only for a process that must come back on the SAME
+ * port after a restart; everything else listens on port 0.
+ */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, host, () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}

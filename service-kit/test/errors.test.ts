@@ -1,0 +1,40 @@
+// Every error code of @rsnotify/service-kit, pinned, and no unlisted RSN_ literal in its sources.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { RsnotifyError } from '@rsnotify/shared';
+import { SERVICE_KIT_ERRORS, WaitTimeoutError } from '@rsnotify/service-kit';
+import { waitFor } from '@rsnotify/service-kit/testing';
+
+test('the service-kit catalog lists exactly the pinned codes; waitFor times out with RSN_WAIT_TIMEOUT', async () => {
+  assert.deepEqual(Object.keys(SERVICE_KIT_ERRORS), ['RSN_WAIT_TIMEOUT']);
+  await assert.rejects(
+    waitFor(() => false, { timeoutMs: 50, intervalMs: 5, what: 'never' }),
+    (err: unknown) =>
+      err instanceof WaitTimeoutError &&
+      err instanceof RsnotifyError &&
+      err.code === 'RSN_WAIT_TIMEOUT' &&
+      err.name === SERVICE_KIT_ERRORS.RSN_WAIT_TIMEOUT.class &&
+      /never/.test(err.message),
+  );
+});
+
+test('no RSN_ code literal in service-kit/src is missing from the catalog', async () => {
+  const src = fileURLToPath(new URL('../src/', import.meta.url));
+  const unknown: string[] = [];
+  async function scan(dir: string): Promise<void> {
+    for (const name of await readdir(dir)) {
+      const p = join(dir, name);
+      if ((await stat(p)).isDirectory()) await scan(p);
+      else if (name.endsWith('.ts')) {
+        for (const m of (await readFile(p, 'utf8')).matchAll(/'(RSN?_[A-Z0-9_]+)'/g)) {
+          if (!(m[1]! in SERVICE_KIT_ERRORS)) unknown.push(`${p}: ${m[1]}`);
+        }
+      }
+    }
+  }
+  await scan(src);
+  assert.deepEqual(unknown, []);
+});
