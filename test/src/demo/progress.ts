@@ -1,5 +1,6 @@
 // The demo's progress display: one line redrawn in place on a terminal, plain periodic lines
 // otherwise (logs, CI, `| tee`). Pure formatting; the caller owns the timer.
+import { compareDateTime, parseDateTime } from '@rsnotify/shared';
 
 export interface DemoCounters {
   changesPublished: number;
@@ -15,7 +16,7 @@ export interface DemoCounters {
 
 export function formatProgress(c: DemoCounters, elapsedMs: number): string {
   const lag = c.lagMs === undefined ? '-' : `${Math.round(c.lagMs)} ms`;
-  const synced = c.syncedUntil !== undefined && c.syncedUntil === c.sourceUntil ? 'in step' : 'behind';
+  const synced = reachedUntil(c.syncedUntil, c.sourceUntil) ? 'in step' : 'behind';
   return (
     `t=${(elapsedMs / 1000).toFixed(0).padStart(4)}s  published ${String(c.changesPublished).padStart(6)} changes` +
     ` in ${String(c.notificationsPosted).padStart(5)} notifications | delivered ${String(c.notificationsDelivered).padStart(5)}` +
@@ -48,4 +49,13 @@ export class ProgressLine {
     if (this.isTerminal) this.out.write(`\r\x1b[2K${text ?? ''}\n`);
     else if (text) this.out.write(`${text}\n`);
   }
+}
+
+/**
+ * True when the subscriber's position is at or past the Source's last until. A catch-up may prove
+ * coverage beyond the last change (an open Change List proves it up to the time it was read, RC-22).
+ */
+export function reachedUntil(syncedUntil: string | undefined, sourceUntil: string | undefined): boolean {
+  if (syncedUntil === undefined || sourceUntil === undefined) return false;
+  return compareDateTime(parseDateTime(syncedUntil), parseDateTime(sourceUntil)) >= 0;
 }

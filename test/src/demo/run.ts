@@ -9,7 +9,7 @@ import { startHub, type RunningHub } from '@rsnotify/hub';
 import { startSubscriber, type RunningSubscriber } from '@rsnotify/subscriber';
 import { diffMirror, isIdentical, type MirrorDiff } from '../harness/index.js';
 import { startSourceSimulator, type SourceSimulator } from '../source-simulator/index.js';
-import { ProgressLine, formatProgress, type DemoCounters } from './progress.js';
+import { ProgressLine, formatProgress, reachedUntil, type DemoCounters } from './progress.js';
 
 export interface DemoOptions {
   dataDir: string;
@@ -155,14 +155,14 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     await refresh();
-    if (target === undefined || counters.syncedUntil === target) { converged = true; break; }
+    if (target === undefined || reachedUntil(counters.syncedUntil, target)) { converged = true; break; }
     await new Promise((r) => setTimeout(r, 250));
   }
   clearInterval(ticker);
   progress.finish(formatProgress(counters, Date.now() - started));
   const audit = await diffMirror(mirrorDir, sim.snapshot());
   const inSync = isIdentical(audit);
-  say(converged ? `converged: syncedUntil = ${counters.syncedUntil} = the Source's last until` : `NOT converged within 60 s (syncedUntil ${counters.syncedUntil}, Source ${target})`);
+  say(converged ? `converged: syncedUntil ${counters.syncedUntil} reaches the Source's last until ${target}` : `NOT converged within 60 s (syncedUntil ${counters.syncedUntil}, Source ${target})`);
   say(inSync
     ? `audit: mirror equals the Source, ${audit.checked} resources byte for byte, no extra files`
     : `audit: ${audit.missing.length} missing, ${audit.different.length} different of ${audit.checked}, ${audit.extra.length} extra (first: ${[...audit.missing, ...audit.different, ...audit.extra].slice(0, 3).join(', ')})`);
