@@ -8,10 +8,11 @@ import { generateToken, hashToken } from '../tenants/tokens.js';
 import type { TenantDirectory } from '../tenants/index.js';
 import { deliveryHealth, type DeliveryHealth } from './health.js';
 import { redactText, redactUrl, tokenFingerprint, urlOrigin } from './redact.js';
+import type { HubCodesOf } from '../errors/index.js';
 import type { AdminStore, ClusterCounters, SubscriptionDeliveryRow } from './store.js';
 
-export class AdminError extends RsnotifyError {
-  constructor(code: string, message: string, readonly status: 400 | 404 | 409 | 503, details: Record<string, unknown> = {}) {
+export class AdminError extends RsnotifyError<HubCodesOf<'AdminError'>> {
+  constructor(code: HubCodesOf<'AdminError'>, message: string, readonly status: 400 | 404 | 409 | 503, details: Record<string, unknown> = {}) {
     super(code, message, { details });
     this.name = 'AdminError';
   }
