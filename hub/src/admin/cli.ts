@@ -130,7 +130,7 @@ export function registerAdminCommands(program: Command, defaultDb: string): void
       const q = new URLSearchParams();
       for (const k of ['topic', 'callbackOrigin', 'state', 'health'] as const) if (o[k]) q.set(k, o[k]!);
       const filter = Object.fromEntries(q) as Parameters<AdminService['subscriptions']>[0];
-      const r = await run(o, defaultDb, { method: 'GET', path: `/subscriptions?${q}`, local: async (s) => ({ subscriptions: await s.subscriptions(filter) }) }) as { subscriptions: unknown[] };
+      const r = await run(o, defaultDb, { method: 'GET', path: `/subscriptions?${q.toString()}`, local: async (s) => ({ subscriptions: await s.subscriptions(filter) }) }) as { subscriptions: unknown[] };
       for (const s of r.subscriptions) out(s);
     });
   const idOf = (raw: string): number => {
