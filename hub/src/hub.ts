@@ -14,13 +14,12 @@ import { DEFAULT_BRIDGE_POLL_INTERVAL_MS, resolveHubConfig, resolvePublicUrl, ty
 import { DeliveryScheduler, NotificationCache, createSender } from './delivery/index.js';
 import { createLogger, HubMetrics, type Logger } from './observability/index.js';
 import { PublishingService, TopicChecker } from './publishing/index.js';
-import { openRepository, openSqliteStores, parseDbLocation, type HubRepository, type PostgresRepository } from './store/index.js';
+import { openAdminStore, openRepository, openSqliteStores, parseDbLocation, type HubRepository, type PostgresRepository } from './store/index.js';
 import { ClusterCoordinator, ClusterLeader, ClusterTopicChecker, registerClusterMetrics, type LeaderJobs } from './cluster/index.js';
 import { BridgeError, BridgeService, mountBridgeRoutes, type BridgedSourceView } from './bridge/index.js';
 import { SubscriptionService, VerificationWorker } from './subscriptions/index.js';
 import { TenantDirectory } from './tenants/index.js';
 import { AdminService, hubAdmin } from './admin/index.js';
-import { openAdminStore } from './store/admin.js';
 import { systemClock, systemRandom, type Clock, type Random } from '@rsnotify/service-kit';
 
 export interface RunningHub {

@@ -3,8 +3,7 @@
 // number of hub processes and a remote database) or directly on the database (`--db FILE`).
 import { Command } from 'commander';
 import { request } from 'undici';
-import { openRepository } from '../store/index.js';
-import { openAdminStore } from '../store/admin.js';
+import { openAdminStore, openRepository } from '../store/index.js';
 import { TenantDirectory } from '../tenants/index.js';
 import { createAdminToken } from './auth.js';
 import { tokenFingerprint } from './redact.js';

@@ -97,3 +97,4 @@ export function hubAdmin(deps: HubAdminDeps) {
     recordRejections: recordRejectionsMiddleware(deps.store, deps.now, deps.logger),
   };
 }
+export { AdminCliError, registerAdminCommands } from './cli.js';
