@@ -68,7 +68,7 @@ export function createApp(deps: AppDeps): Hono {
 
   // RFC 9112 §3.2: more than one Host is a 400; RFC 9112 §6.1: a transfer coding other than chunked is
   // a 501 (we decode none), and the connection is closed since the body's end cannot be found.
-  app.use('*', async (c, next) => {
+  app.use('*', async (c: Context, next) => {
     const incoming = incomingOf(c);
     if (incoming) {
       let hosts = 0;

@@ -18,7 +18,7 @@ import { bridgedTopicUrl, checkBridgeName } from './bridge/index.js';
 import { parseDuration } from '@rsnotify/service-kit';
 import { DEFAULT_BRIDGE_POLL_INTERVAL_MS } from './config.js';
 import { TenantDirectory } from './tenants/index.js';
-import { AdminCliError, registerAdminCommands } from './admin/cli.js';
+import { AdminCliError, registerAdminCommands } from './admin/index.js';
 
 const DEFAULT_DB = './data/hub.db';
 

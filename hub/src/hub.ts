@@ -14,14 +14,12 @@ import { DEFAULT_BRIDGE_POLL_INTERVAL_MS, resolveHubConfig, resolvePublicUrl, ty
 import { DeliveryScheduler, NotificationCache, createSender } from './delivery/index.js';
 import { createLogger, HubMetrics, type Logger } from './observability/index.js';
 import { PublishingService, TopicChecker } from './publishing/index.js';
-import { openRepository, openSqliteStores, parseDbLocation, type HubRepository, type PostgresRepository } from './store/index.js';
+import { openAdminStore, openRepository, openSqliteStores, parseDbLocation, type HubRepository, type PostgresRepository } from './store/index.js';
 import { ClusterCoordinator, ClusterLeader, ClusterTopicChecker, registerClusterMetrics, type LeaderJobs } from './cluster/index.js';
-import { BridgeService, mountBridgeRoutes, type BridgedSourceView } from './bridge/index.js';
-import { RsnotifyError } from '@rsnotify/shared';
+import { BridgeError, BridgeService, mountBridgeRoutes, type BridgedSourceView } from './bridge/index.js';
 import { SubscriptionService, VerificationWorker } from './subscriptions/index.js';
 import { TenantDirectory } from './tenants/index.js';
 import { AdminService, hubAdmin } from './admin/index.js';
-import { openAdminStore } from './store/admin.js';
 import { systemClock, systemRandom, type Clock, type Random } from '@rsnotify/service-kit';
 
 export interface RunningHub {
@@ -66,7 +64,7 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
   // the PostgreSQL engine has no bridge store yet.
   const sqliteStores = where.engine === 'sqlite' ? openSqliteStores(where.file) : undefined;
   if (!sqliteStores && config.bridge.sources.length > 0) {
-    throw new RsnotifyError('RSN_BRIDGE_UNSUPPORTED', 'bridged Sources (bridge.sources) need the SQLite store in this version, not PostgreSQL');
+    throw new BridgeError('RSN_BRIDGE_UNSUPPORTED', 'bridged Sources (bridge.sources) need the SQLite store in this version, not PostgreSQL', {});
   }
   const store: HubRepository = sqliteStores?.repository ?? await openRepository(config.dbFile);
   const pgStore = where.engine === 'postgres' ? store as PostgresRepository : undefined;
@@ -243,7 +241,7 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
       return { token };
     },
     async addBridgedSource(name: string, pollUrl: string, o: { intervalMs?: number } = {}) {
-      if (!bridge) throw new RsnotifyError('RSN_BRIDGE_UNSUPPORTED', 'bridged Sources need the SQLite store in this version');
+      if (!bridge) throw new BridgeError('RSN_BRIDGE_UNSUPPORTED', 'bridged Sources need the SQLite store in this version', {});
       return bridge.add(name, pollUrl, o.intervalMs ?? DEFAULT_BRIDGE_POLL_INTERVAL_MS);
     },
     listBridgedSources: async () => (bridge ? bridge.list() : []),

@@ -17,7 +17,7 @@ runAdminStoreContract('sqlite', async () => {
   const file = join(root, `hub-${++n}.db`);
   const repo = openSqliteRepository(file);
   const admin = openSqliteAdminStore(file);
-  return { repo, admin, close: async () => { await admin.close(); await repo.close(); } };
+  return { repo, admin, close: async () => { await admin.close(); repo.close(); } };
 });
 
 const server = await testPostgres();

@@ -20,7 +20,7 @@ test('PostgreSQL lost while running: 503 for publishes, deliveries pause and res
   const receiver = await receiverFor(t);
   const topic = 'http://source.test/outage';
   assert.equal((await postForm(hub.url, { 'hub.mode': 'subscribe', 'hub.topic': topic, 'hub.callback': receiver.url('/cb') })).status, 202);
-  await waitFor(async () => JSON.parse((await get(new URL('/healthz', hub.url).href)).text).claims === 1, 'subscription claimed');
+  await waitFor(async () => (JSON.parse((await get(new URL('/healthz', hub.url).href)).text) as { claims?: number }).claims === 1, 'subscription claimed');
 
   const accepted: string[] = [];
   const send = async (tag: string) => {
@@ -37,7 +37,7 @@ test('PostgreSQL lost while running: 503 for publishes, deliveries pause and res
   assert.equal(during, 503);
   const health = await get(new URL('/healthz', hub.url).href);
   assert.equal(health.status, 503);
-  assert.equal(JSON.parse(health.text).database, 'unreachable');
+  assert.equal((JSON.parse(health.text) as { database?: string }).database, 'unreachable');
 
   pg.resume();
   await waitFor(async () => (await send('after-1')) === 200, 'publishes accepted again', 60_000);

@@ -1,6 +1,6 @@
 // Every error code of @rsnotify/hub, pinned: the catalog lists exactly these codes, each class
 // carries the codes the catalog gives it, and a scan of hub/src fails on an RSN_ code literal that
-// is in neither this package's catalog nor the shared one.
+// is in neither this package's catalog nor the shared or service-kit one.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, readdir, stat } from 'node:fs/promises';
@@ -12,6 +12,9 @@ import { ConfigError } from '../src/config.js';
 import { UsageError } from '../src/cli.js';
 import { StoreError } from '../src/store/sqlite/index.js';
 import { TenantError } from '../src/tenants/directory.js';
+import { AdminError } from '../src/admin/service.js';
+import { BridgeError, BridgeHttpError } from '../src/bridge/index.js';
+import { SERVICE_KIT_ERRORS } from '@rsnotify/service-kit';
 
 const PINNED: Record<string, (code: never) => RsnotifyError | 'outcome'> = {
   RSN_HUB_CONFIG_INVALID: () => new ConfigError('m'),
@@ -30,6 +33,26 @@ const PINNED: Record<string, (code: never) => RsnotifyError | 'outcome'> = {
   RSN_SOURCE_BAD_NAME: (c) => new TenantError(c, 'm'),
   RSN_SOURCE_NO_PREFIX: (c) => new TenantError(c, 'm'),
   RSN_SOURCE_BAD_PREFIX: (c) => new TenantError(c, 'm'),
+  RSN_ADMIN_NOT_FOUND: (c) => new AdminError(c, 'm', 404),
+  RSN_ADMIN_NO_DELIVERY: (c) => new AdminError(c, 'm', 503),
+  RSN_ADMIN_BAD_ID: (c) => new AdminError(c, 'm', 400),
+  RSN_ADMIN_BAD_FILTER: () => 'outcome',
+  RSN_ADMIN_BAD_JSON: () => 'outcome',
+  RSN_ADMIN_BAD_REQUEST: () => 'outcome',
+  RSN_ADMIN_CROSS_SITE: () => 'outcome',
+  RSN_ADMIN_CSRF: () => 'outcome',
+  RSN_ADMIN_NO_ROUTE: () => 'outcome',
+  RSN_ADMIN_TOO_LARGE: () => 'outcome',
+  RSN_ADMIN_UNAUTHORIZED: () => 'outcome',
+  RSN_BRIDGE_BAD_NAME: (c) => new BridgeError(c, 'm', {}),
+  RSN_BRIDGE_BAD_URL: (c) => new BridgeError(c, 'm', {}),
+  RSN_BRIDGE_BAD_INTERVAL: (c) => new BridgeError(c, 'm', {}),
+  RSN_BRIDGE_UNSUPPORTED: (c) => new BridgeError(c, 'm', {}),
+  RSN_BRIDGE_NO_CHANGELIST: (c) => new BridgeError(c, 'm', {}),
+  RSN_BRIDGE_NOT_CHANGELIST: (c) => new BridgeError(c, 'm', {}),
+  RSN_BRIDGE_HTTP_STATUS: (c) => new BridgeHttpError(c, 'm', 500, undefined, {}),
+  RSN_BRIDGE_TOO_LARGE: (c) => new BridgeHttpError(c, 'm', 200, undefined, {}),
+  RSN_BRIDGE_REDIRECTS: (c) => new BridgeHttpError(c, 'm', undefined, undefined, {}),
   RSN_DELIVERY_ERROR: () => 'outcome',
   RSN_NOTIFICATION_MISSING: () => 'outcome',
   RSN_VERIFICATION_ERROR: () => 'outcome',
@@ -54,7 +77,8 @@ test('the hub catalog lists exactly the pinned codes, each with its class and a 
 
 test('no RSN_ code literal in hub/src is missing from the catalogs', async () => {
   const src = fileURLToPath(new URL('../src/', import.meta.url));
-  const known = new Set([...Object.keys(HUB_ERRORS), ...Object.keys(SHARED_ERRORS)]);
+  // The hub also answers with the service-kit's body-limit codes (RSN_BODY_*).
+  const known = new Set([...Object.keys(HUB_ERRORS), ...Object.keys(SHARED_ERRORS), ...Object.keys(SERVICE_KIT_ERRORS)]);
   const unknown: string[] = [];
   async function scan(dir: string): Promise<void> {
     for (const name of await readdir(dir)) {

@@ -49,7 +49,8 @@ export function rawRequest(port: number, head: string, options: RawRequestOption
     });
     socket.on('error', (err: NodeJS.ErrnoException) => { sendError ??= err.code ?? err.message; });
     socket.on('close', () => setTimeout(finish, 10));
-    socket.on('connect', async () => {
+    // The listener cannot be async (a rejection would be lost): the writes run in their own task.
+    socket.on('connect', () => void (async () => {
       socket.write(head);
       const body = options.body;
       if (!body) return;
@@ -61,6 +62,6 @@ export function rawRequest(port: number, head: string, options: RawRequestOption
         written += chunk.length;
         if (!ok) await new Promise<void>((r) => { socket.once('drain', r); socket.once('close', r); });
       }
-    });
+    })());
   });
 }

@@ -22,7 +22,7 @@ export function runRepositoryContract(engine: string, open: () => Promise<{ repo
     assert.equal(n2?.body.toString(), 'a2');
     assert.equal(n2?.linkHeader, '<http://t/a>; rel="self"');
     assert.deepEqual((await repo.listTopics()).map((t) => [t.url, t.lastSeq]).sort(), [['http://t/a', 3], ['http://t/b', 1]]);
-    repo.close();
+    await repo.close();
   });
 
   test(`${engine}: WH-9: a new subscription starts at the topic end; a verified re-subscription keeps its cursor and replaces the secret`, async () => {
@@ -38,7 +38,7 @@ export function runRepositoryContract(engine: string, open: () => Promise<{ repo
     assert.equal(again.id, s.id, 'one subscription per (topic, callback)');
     assert.equal(again.deliveredSeq, 2);
     assert.equal(again.secret, undefined, 're-subscribing without a secret drops it');
-    repo.close();
+    await repo.close();
   });
 
   test(`${engine}: WH-13: a renewal after the lease lapsed restarts at the topic end; expired rows are swept`, async () => {
@@ -54,7 +54,7 @@ export function runRepositoryContract(engine: string, open: () => Promise<{ repo
     const swept = await repo.removeExpiredSubscriptions(4_000);
     assert.deepEqual(swept.map((x) => x.callback), ['http://cb/2']);
     assert.equal(swept[0]!.topicUrl, 'http://t/a');
-    repo.close();
+    await repo.close();
   });
 
   test(`${engine}: promise 1: given-up notifications are recorded with the cursor move`, async () => {
@@ -65,7 +65,7 @@ export function runRepositoryContract(engine: string, open: () => Promise<{ repo
       givenUp: { seq: 1, reason: 'retry age exceeded', topicId: s.topicId, callback: s.callback } }], 2_000);
     assert.equal(await repo.countGivenUp(), 1);
     assert.equal((await repo.listSubscriptions())[0]!.deliveredSeq, 1);
-    repo.close();
+    await repo.close();
   });
 
   test(`${engine}: M-5: pruning keeps every notification some cursor has not passed`, async () => {
@@ -79,7 +79,7 @@ export function runRepositoryContract(engine: string, open: () => Promise<{ repo
     assert.equal(await repo.pruneNotifications(1_000), 1, 'only the unsubscribed topic\'s notification goes; cb/2 still needs 1..3');
     const topicId = (await repo.listTopics()).find((t) => t.url === 'http://t/a')!.id;
     assert.ok(await repo.getNotification(topicId, 1));
-    repo.close();
+    await repo.close();
   });
 
   test(`${engine}: WH-3, WH-9: intents persist, the newest request for a pair supersedes older pending ones`, async () => {
@@ -88,7 +88,7 @@ export function runRepositoryContract(engine: string, open: () => Promise<{ repo
     await repo.addIntent({ ...base, mode: 'subscribe', nextAttemptAt: 10 });
     const newest = await repo.addIntent({ ...base, mode: 'unsubscribe', nextAttemptAt: 10 });
     await repo.addIntent({ ...base, callback: 'http://cb/2', mode: 'subscribe', nextAttemptAt: 50 });
-    repo.close();
+    await repo.close();
     const again = await reopen();
     const due = await again.dueIntents(20, 10);
     assert.deepEqual(due.map((i) => [i.id, i.mode]), [[newest.id, 'unsubscribe']]);
@@ -97,7 +97,7 @@ export function runRepositoryContract(engine: string, open: () => Promise<{ repo
     assert.equal(await again.nextIntentDueAt(), 50);
     await again.deleteIntent(newest.id);
     assert.equal((await again.countSubscriptions(0)).pending, 1);
-    again.close();
+    await again.close();
   });
 
   test(`${engine}: RT-5: Sources with prefixes; a name or a prefix cannot be taken twice; removal cascades`, async () => {
@@ -110,6 +110,6 @@ export function runRepositoryContract(engine: string, open: () => Promise<{ repo
     assert.equal(await repo.removeSource('one'), true);
     assert.equal(await repo.removeSource('one'), false);
     await repo.addSource({ name: 'two', tokenHash: 'bb', topicPrefixes: ['http://a/'], callbackPrefixes: [], now: 0 });
-    repo.close();
+    await repo.close();
   });
 }

@@ -28,10 +28,10 @@ test('postgres: migrations applied once under the advisory lock when several pro
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const r = await client.query('SELECT COUNT(*)::int AS n FROM drizzle.__drizzle_migrations');
+    const r = await client.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM drizzle.__drizzle_migrations');
     // Once per migration in the journal, however many processes raced to apply them.
     const journal = JSON.parse(readFileSync(new URL('../drizzle-pg/meta/_journal.json', import.meta.url), 'utf8')) as { entries: unknown[] };
-    assert.equal(r.rows[0].n, journal.entries.length);
+    assert.equal(r.rows[0]!.n, journal.entries.length);
   } finally { await client.end(); }
 });
 

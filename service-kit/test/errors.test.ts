@@ -5,11 +5,17 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RsnotifyError } from '@rsnotify/shared';
-import { SERVICE_KIT_ERRORS, WaitTimeoutError } from '@rsnotify/service-kit';
+import { SERVICE_KIT_ERRORS, WaitTimeoutError, type BodyRefusalCode } from '@rsnotify/service-kit';
 import { waitFor } from '@rsnotify/service-kit/testing';
 
 test('the service-kit catalog lists exactly the pinned codes; waitFor times out with RSN_WAIT_TIMEOUT', async () => {
-  assert.deepEqual(Object.keys(SERVICE_KIT_ERRORS), ['RSN_WAIT_TIMEOUT']);
+  assert.deepEqual(Object.keys(SERVICE_KIT_ERRORS).sort(), [
+    'RSN_BODY_BUDGET_EXHAUSTED',
+    'RSN_BODY_TOO_LARGE',
+    'RSN_BODY_UNREADABLE',
+    'RSN_WAIT_TIMEOUT',
+  ]);
+  for (const entry of Object.values(SERVICE_KIT_ERRORS)) assert.ok(entry.meaning.length > 0);
   await assert.rejects(
     waitFor(() => false, { timeoutMs: 50, intervalMs: 5, what: 'never' }),
     (err: unknown) =>
@@ -19,6 +25,11 @@ test('the service-kit catalog lists exactly the pinned codes; waitFor times out 
       err.name === SERVICE_KIT_ERRORS.RSN_WAIT_TIMEOUT.class &&
       /never/.test(err.message),
   );
+});
+
+test('the body-limit refusal codes are results (outcome), answered by the HTTP layer, not thrown', () => {
+  const outcomes: readonly BodyRefusalCode[] = ['RSN_BODY_TOO_LARGE', 'RSN_BODY_UNREADABLE', 'RSN_BODY_BUDGET_EXHAUSTED'];
+  for (const code of outcomes) assert.equal(SERVICE_KIT_ERRORS[code].class, 'outcome', code);
 });
 
 test('no RSN_ code literal in service-kit/src is missing from the catalog', async () => {

@@ -89,7 +89,7 @@ async function assertConverged(rig: Rig): Promise<void> {
     } catch (err) {
       const s = (await sub.status().catch(() => []))[0];
       const hubLog = rig.hub.lines.filter((l) => l.includes('bridge')).slice(-20).join('\n');
-      throw new Error(`${(err as Error).message}\nstatus: ${JSON.stringify(s)}\nhub bridge log:\n${hubLog}`);
+      throw new Error(`${(err as Error).message}\nstatus: ${JSON.stringify(s)}\nhub bridge log:\n${hubLog}`, { cause: err });
     }
     const d = await waitFor(async () => { const x = await diffMirror(ws.mirrorDir, rig.sim.snapshot()); return isIdentical(x) ? x : undefined; }, {
       timeoutMs: 30_000, intervalMs: 250, what: `mirror ${i} byte-identical to the Source`,

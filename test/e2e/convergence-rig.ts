@@ -107,7 +107,7 @@ export async function assertConverged(rig: Rig): Promise<void> {
     // The subscriber's own account of what it waits for is the fastest way to the cause.
     const status = await subscriberStatus(rig).catch(() => undefined);
     const events = rig.subscriber.lines.filter((l) => !l.includes('"notification.received"')).slice(-40);
-    throw new Error(`${(err as Error).message}\nstatus: ${JSON.stringify(status)}\nsubscriber log (last lines):\n${events.join('\n')}`);
+    throw new Error(`${(err as Error).message}\nstatus: ${JSON.stringify(status)}\nsubscriber log (last lines):\n${events.join('\n')}`, { cause: err });
   }
   const comparison = await waitFor(async () => { const d = await diffMirror(rig.mirrorDir, rig.sim.snapshot()); return isIdentical(d) ? d : undefined; }, {
     timeoutMs: 30_000, intervalMs: 500, what: 'mirror byte-identical to the Source, no extra files',

@@ -2,6 +2,7 @@
 // quirks, and start-up validation of the directories the daemon writes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { spawnCli } from '../src/harness/index.js';
 import {
   mirrorEquals, runSubscriberCli as run, subscriberConfig, syncedRig as rig, workspace, writeConfigFile,
@@ -26,7 +27,6 @@ test('start-up validation: a mirrorDir that cannot be created is refused at star
   const ws = await workspace('rsn-fidelity-');
   t.after(() => ws.remove());
   const { writeFile } = await import('node:fs/promises');
-  const { join } = await import('node:path');
   const blocker = join(ws.dir, 'not-a-dir');
   await writeFile(blocker, 'a regular file');
   const cfg = subscriberConfig(ws, 'http://127.0.0.1:9/', { mirrorDir: join(blocker, 'mirror') }, { logLevel: 'info' });

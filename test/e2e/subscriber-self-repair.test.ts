@@ -2,12 +2,12 @@
 // what differs, and a change the Source never announced is found by reconciliation.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { mirrorEquals, runSubscriberCli as run, syncedRig as rig } from './subscriber-helpers.js';
 
 test('audit --repair fetches what is missing or different and removes extras; audit lists the first differing URIs', async (t) => {
   const { sim, ws, file } = await rig(t, 37, {});
   const { unlink, writeFile } = await import('node:fs/promises');
-  const { join } = await import('node:path');
   const { uriToMirrorPath } = await import('@rsnotify/subscriber');
   const [a, b] = [...sim.snapshot().keys()];
   await unlink(uriToMirrorPath(ws.mirrorDir, a!));

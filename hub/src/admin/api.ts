@@ -4,6 +4,7 @@ import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { normaliseTopicUrl, RsnotifyError } from '@rsnotify/shared';
 import type { AdminEnv } from './auth.js';
+import { TenantError } from '../tenants/index.js';
 import { isDeliveryHealth } from './health.js';
 import { openApiDocument } from './openapi.js';
 import { AdminError, type AdminService, type SubscriptionFilter } from './service.js';
@@ -19,9 +20,11 @@ const CONFLICT_CODES = new Set(['RSN_SOURCE_EXISTS', 'RSN_PREFIX_TAKEN']);
 /** One place maps what the service threw to a status and a JSON error with a stable code. */
 export function errorAnswer(c: Context, err: unknown): Response {
   if (err instanceof AdminError) return c.json({ error: err.code, message: err.message }, err.status);
+  // A Source the directory refuses (bad name or prefix) is the caller's mistake: 400.
+  if (err instanceof TenantError) return c.json({ error: err.code, message: err.message }, 400);
   if (err instanceof RsnotifyError) {
-    const status = CONFLICT_CODES.has(err.code) ? 409 : err.code.startsWith('RSN_SOURCE_') ? 400 : 500;
-    if (status !== 500) return c.json({ error: err.code, message: err.message }, status);
+    const code: string = (err as RsnotifyError).code;
+    if (CONFLICT_CODES.has(code)) return c.json({ error: code, message: err.message }, 409);
   }
   throw err;
 }

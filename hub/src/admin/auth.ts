@@ -7,7 +7,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
-import { bearerToken, hashToken } from '../tenants/tokens.js';
+import { bearerToken, hashToken } from '../tenants/index.js';
 import type { AdminStore, AdminTokenRecord } from './store.js';
 
 export const SESSION_COOKIE = 'rsn_admin';

@@ -3,8 +3,7 @@
 // number of hub processes and a remote database) or directly on the database (`--db FILE`).
 import { Command } from 'commander';
 import { request } from 'undici';
-import { openRepository } from '../store/index.js';
-import { openAdminStore } from '../store/admin.js';
+import { openAdminStore, openRepository } from '../store/index.js';
 import { TenantDirectory } from '../tenants/index.js';
 import { createAdminToken } from './auth.js';
 import { tokenFingerprint } from './redact.js';
@@ -130,7 +129,7 @@ export function registerAdminCommands(program: Command, defaultDb: string): void
       const q = new URLSearchParams();
       for (const k of ['topic', 'callbackOrigin', 'state', 'health'] as const) if (o[k]) q.set(k, o[k]!);
       const filter = Object.fromEntries(q) as Parameters<AdminService['subscriptions']>[0];
-      const r = await run(o, defaultDb, { method: 'GET', path: `/subscriptions?${q}`, local: async (s) => ({ subscriptions: await s.subscriptions(filter) }) }) as { subscriptions: unknown[] };
+      const r = await run(o, defaultDb, { method: 'GET', path: `/subscriptions?${q.toString()}`, local: async (s) => ({ subscriptions: await s.subscriptions(filter) }) }) as { subscriptions: unknown[] };
       for (const s of r.subscriptions) out(s);
     });
   const idOf = (raw: string): number => {

@@ -3,7 +3,7 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { hashToken } from '../tenants/tokens.js';
+import { hashToken } from '../tenants/index.js';
 import { createAdminApi } from './api.js';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
 import {
@@ -97,3 +97,4 @@ export function hubAdmin(deps: HubAdminDeps) {
     recordRejections: recordRejectionsMiddleware(deps.store, deps.now, deps.logger),
   };
 }
+export { AdminCliError, registerAdminCommands } from './cli.js';

@@ -2,16 +2,17 @@
 // CLI's `--db` mode all call. Results are plain views with every secret already redacted, except the
 // one answer that must carry a fresh token (Source added or rotated), which is shown once.
 import { signatureHeader, RsnotifyError } from '@rsnotify/shared';
-import { deliveryTarget, type SendDelivery } from '../delivery/sender.js';
+import { deliveryTarget, type SendDelivery } from '../delivery/index.js';
 import type { HubRepository, SourceRecord } from '../store/index.js';
-import { generateToken, hashToken } from '../tenants/tokens.js';
+import { generateToken, hashToken } from '../tenants/index.js';
 import type { TenantDirectory } from '../tenants/index.js';
 import { deliveryHealth, type DeliveryHealth } from './health.js';
 import { redactText, redactUrl, tokenFingerprint, urlOrigin } from './redact.js';
+import type { HubCodesOf } from '../errors/index.js';
 import type { AdminStore, ClusterCounters, SubscriptionDeliveryRow } from './store.js';
 
-export class AdminError extends RsnotifyError {
-  constructor(code: string, message: string, readonly status: 400 | 404 | 409 | 503, details: Record<string, unknown> = {}) {
+export class AdminError extends RsnotifyError<HubCodesOf<'AdminError'>> {
+  constructor(code: HubCodesOf<'AdminError'>, message: string, readonly status: 400 | 404 | 409 | 503, details: Record<string, unknown> = {}) {
     super(code, message, { details });
     this.name = 'AdminError';
   }

@@ -6,7 +6,7 @@
 // (history cut short, a hole) proves nothing before its start. Where proof breaks the next interval
 // starts where proof starts again (RN-5): subscribers see the gap and repair it themselves.
 import { compareDateTime, entryToChange, parseDateTime, type DateTime, type Entry } from '@rsnotify/shared';
-import type { BridgeListState, BridgePosition } from '../store/bridge-repository.js';
+import type { BridgeListState, BridgePosition } from '../store/index.js';
 
 export interface ListRef {
   readonly url: string;

@@ -3,6 +3,7 @@
 // request at a time per Source origin, with that origin's Retry-After honoured by every poller.
 import type { Dispatcher } from 'undici';
 import { checkOutboundUrl, RsnotifyError, type GetLike, type OutboundPolicy } from '@rsnotify/shared';
+import type { HubCodesOf } from '../errors/index.js';
 
 export interface Validators {
   readonly etag?: string;
@@ -21,9 +22,9 @@ export interface GetResult {
  * RSN_BRIDGE_HTTP_STATUS: 429 or 5xx, the Source asks us to slow down (retryAfterMs when it said).
  * RSN_BRIDGE_TOO_LARGE: a document above the size limit. RSN_BRIDGE_REDIRECTS: too many hops.
  */
-export class BridgeHttpError extends RsnotifyError {
+export class BridgeHttpError extends RsnotifyError<HubCodesOf<'BridgeHttpError'>> {
   constructor(
-    code: 'RSN_BRIDGE_HTTP_STATUS' | 'RSN_BRIDGE_TOO_LARGE' | 'RSN_BRIDGE_REDIRECTS',
+    code: HubCodesOf<'BridgeHttpError'>,
     message: string,
     readonly status: number | undefined,
     readonly retryAfterMs: number | undefined,

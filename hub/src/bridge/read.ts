@@ -5,16 +5,14 @@ import {
   dateTimeFromMillis, parseDateTime, parseDocument, parseHttpDate, RsnotifyError,
   type DateTime, type Entry, type Metadata,
 } from '@rsnotify/shared';
+import type { HubCodesOf } from '../errors/index.js';
 import type { BridgePosition } from '../store/index.js';
 import { listsToRead, type FetchedList, type ListRef } from './coverage.js';
 import { BridgeHttpError, headerValue, type GetResult, type SourceGetter, type Validators } from './http.js';
 
-/**
- * RSN_BRIDGE_NO_CHANGELIST: discovery found no Change List, or it is gone (404/410).
- * RSN_BRIDGE_NOT_CHANGELIST: a URL answered with another status or another kind of document.
- */
-export class BridgeError extends RsnotifyError {
-  constructor(code: 'RSN_BRIDGE_NO_CHANGELIST' | 'RSN_BRIDGE_NOT_CHANGELIST', message: string, details: Record<string, unknown>) {
+/** A bridged Source that cannot be configured or read; the codes and meanings are in HUB_ERRORS. */
+export class BridgeError extends RsnotifyError<HubCodesOf<'BridgeError'>> {
+  constructor(code: HubCodesOf<'BridgeError'>, message: string, details: Record<string, unknown>) {
     super(code, message, { details });
     this.name = 'BridgeError';
   }

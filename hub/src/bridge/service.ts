@@ -3,7 +3,7 @@
 // ones (durable, ordered, one transaction with the position that made them) and hands them to
 // delivery, so N subscribers cost the Source one poll per interval.
 import type { Dispatcher } from 'undici';
-import { checkOutboundUrl, describeError, discoverSource, pageFetcherFrom, RsnotifyError, type OutboundPolicy } from '@rsnotify/shared';
+import { checkOutboundUrl, describeError, discoverSource, pageFetcherFrom, type OutboundPolicy } from '@rsnotify/shared';
 import type { Logger } from '../observability/index.js';
 import type { BridgedSourceRecord, BridgePosition, BridgeRepository, StoredNotification } from '../store/index.js';
 import { advance, isInitial } from './coverage.js';
@@ -53,7 +53,7 @@ export function bridgedTopicUrl(hubUrl: string, name: string): string {
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export function checkBridgeName(name: string): void {
-  if (!NAME.test(name)) throw new RsnotifyError('RSN_BRIDGE_BAD_NAME', `bridged Source name ${JSON.stringify(name)}: letters, digits, . _ - (max 64)`, { details: { name } });
+  if (!NAME.test(name)) throw new BridgeError('RSN_BRIDGE_BAD_NAME', `bridged Source name ${JSON.stringify(name)}: letters, digits, . _ - (max 64)`, { name });
 }
 
 interface Poller {
@@ -286,12 +286,12 @@ function normalise(url: string): string {
 
 function checkPollUrl(url: string): string {
   let u: URL;
-  try { u = new URL(url); } catch { throw new RsnotifyError('RSN_BRIDGE_BAD_URL', `poll URL ${JSON.stringify(url)} is not an absolute URL`, { details: { url } }); }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new RsnotifyError('RSN_BRIDGE_BAD_URL', `poll URL ${url} must be http(s)`, { details: { url } });
+  try { u = new URL(url); } catch { throw new BridgeError('RSN_BRIDGE_BAD_URL', `poll URL ${JSON.stringify(url)} is not an absolute URL`, { url }); }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new BridgeError('RSN_BRIDGE_BAD_URL', `poll URL ${url} must be http(s)`, { url });
   return u.href;
 }
 
 function checkInterval(ms: number): number {
-  if (!Number.isInteger(ms) || ms < 100) throw new RsnotifyError('RSN_BRIDGE_BAD_INTERVAL', `poll interval must be at least 100 ms, not ${ms}`, { details: { ms } });
+  if (!Number.isInteger(ms) || ms < 100) throw new BridgeError('RSN_BRIDGE_BAD_INTERVAL', `poll interval must be at least 100 ms, not ${ms}`, { ms });
   return ms;
 }

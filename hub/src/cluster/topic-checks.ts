@@ -12,7 +12,7 @@ export class ClusterTopicChecker extends TopicChecker {
   }
 
   override async check(topic: string): Promise<string[]> {
-    let mine = false;
+    let mine: boolean;
     try { mine = await this.cluster.claimTopicCheck(topic, this.clusterIntervalMs); } catch { mine = false; }
     return mine ? super.check(topic) : [];
   }

@@ -24,3 +24,4 @@ export type { ClaimedSubscription, HeartbeatResult, LeaderLock, PgClusterStore }
 export type { StoreEvent } from './postgres/events.js';
 export { describePgUrl } from './postgres/connection.js';
 export { openRepository, parseDbLocation, type DbLocation } from './open.js';
+export { openAdminStore } from './admin.js';

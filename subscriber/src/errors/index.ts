@@ -16,10 +16,14 @@ export class SubscriberError extends RsnotifyError<SubscriberCodesOf<'Subscriber
   }
 }
 
-/** A store operation that cannot run (the store is closed). */
+/** A store that cannot be opened, or an operation that cannot run (the store is closed). */
 export class StoreError extends RsnotifyError<SubscriberCodesOf<'StoreError'>> {
-  constructor(code: SubscriberCodesOf<'StoreError'>, message: string) {
-    super(code, message);
+  constructor(
+    code: SubscriberCodesOf<'StoreError'>,
+    message: string,
+    options: { cause?: unknown; details?: ErrorDetails } = {},
+  ) {
+    super(code, message, options);
     this.name = 'StoreError';
   }
 }

@@ -49,7 +49,7 @@ export function createIntakeApp(deps: IntakeDeps): Hono {
   };
 
   // RFC 9112 §3.2: more than one Host is a 400; §6.1: a transfer coding other than chunked is a 501.
-  app.use('*', async (c, next) => {
+  app.use('*', async (c: Context, next) => {
     const incoming = incomingOf(c);
     if (incoming) {
       let hosts = 0;

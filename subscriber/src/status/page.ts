@@ -25,7 +25,7 @@ function orderedEntries(s: SourceStatus): [string, unknown][] {
 
 function display(v: unknown): string {
   if (v === undefined || v === null) return '';
-  return typeof v === 'object' ? JSON.stringify(v) : String(v);
+  return typeof v === 'object' ? JSON.stringify(v) : String(v as string | number | boolean | bigint);
 }
 
 export const STATUS_CSS = `body{margin:0;font:14px/1.45 system-ui,sans-serif;color:#1d2430;background:#f6f7f9}

@@ -191,7 +191,7 @@ class RawSender {
       this.waiting.push(resolve);
       this.child.send({ cmd: 'run', callbacks, perCallback, concurrency, headers, body: body.toString('latin1') });
     });
-    if (reply.error) throw new Error(`raw sender: ${String(reply.error)}`);
+    if (reply.error) throw new Error(`raw sender: ${typeof reply.error === 'string' ? reply.error : JSON.stringify(reply.error)}`);
   }
 
   stop(): void { if (this.child.exitCode === null) this.child.kill('SIGKILL'); }

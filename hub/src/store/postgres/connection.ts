@@ -38,7 +38,7 @@ export function describePgUrl(url: string): PgTarget {
 // bigint (int8) columns hold epoch milliseconds and ids: read them as numbers, not strings.
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    oid === 20 ? (v: string) => Number(v) : (pg.types.getTypeParser(oid, format) as (v: string) => unknown)) as typeof pg.types.getTypeParser,
 };
 
 export function clientConfig(url: string): pg.ClientConfig {

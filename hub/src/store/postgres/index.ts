@@ -41,6 +41,7 @@ function toIntent(row: typeof schema.intents.$inferSelect): Intent {
 }
 
 export interface PostgresRepository extends HubRepository {
+  close(): Promise<void>;
   readonly target: PgTarget;
   /** Changes committed by any process (publishes, subscription changes, Source changes). */
   readonly events: StoreEvents;

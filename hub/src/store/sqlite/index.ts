@@ -44,12 +44,15 @@ function toIntent(row: typeof schema.intents.$inferSelect): Intent {
   };
 }
 
-export function openSqliteRepository(file: string): HubRepository {
+/** SQLite closes synchronously: callers need not await close(). */
+export type SqliteHubRepository = Omit<HubRepository, 'close'> & { close(): void };
+
+export function openSqliteRepository(file: string): SqliteHubRepository {
   return openSqliteStores(file).repository;
 }
 
 /** The hub repository and the bridge's store on one connection (one transaction can span both). */
-export function openSqliteStores(file: string): { repository: HubRepository; bridge: BridgeRepository } {
+export function openSqliteStores(file: string): { repository: SqliteHubRepository; bridge: BridgeRepository } {
   let sqlite: Database.Database;
   try {
     // Directory 0700 and file 0600 when created here (the file holds hub.secret values).

@@ -5,7 +5,7 @@
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { describeOpenFailure, prepareDatabaseFile } from '@rsnotify/service-kit';
-import { RsnotifyError } from '@rsnotify/shared';
+import { StoreError } from '../../errors/index.js';
 import { and, count, desc, eq, inArray, isNotNull, lt, ne, sql } from 'drizzle-orm';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
@@ -75,7 +75,7 @@ export class SqliteSubscriberStore implements SubscriberRepository {
       if (!options.readonly) prepareDatabaseFile(options.file);
       this.sqlite = new Database(options.file, options.readonly ? { readonly: true, fileMustExist: true } : {});
     } catch (err) {
-      throw new RsnotifyError('RSN_STORE_OPEN_FAILED', `cannot open database ${options.file}: ${describeOpenFailure(err)}`, {
+      throw new StoreError('RSN_STORE_OPEN_FAILED', `cannot open database ${options.file}: ${describeOpenFailure(err)}`, {
         cause: err, details: { file: options.file, errno: (err as { code?: string }).code },
       });
     }
