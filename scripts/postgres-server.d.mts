@@ -12,7 +12,12 @@ export interface PostgresServer {
   pause(): void;
   resume(): void;
 }
-export function startPostgres(options?: { fsync?: boolean; maxConnections?: number }): Promise<PostgresServer | { error: string }>;
+export function startPostgres(options?: {
+  fsync?: boolean;
+  maxConnections?: number;
+}): Promise<PostgresServer | { error: string }>;
 export function createDatabase(adminUrl: string, prefix?: string): string;
 export function serverUser(): string;
-export function testPostgres(): Promise<{ adminUrl: string; newDatabase: (prefix?: string) => string } | { skip: string }>;
+export function testPostgres(): Promise<
+  { adminUrl: string; newDatabase: (prefix?: string) => string } | { skip: string }
+>;

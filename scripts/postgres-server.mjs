@@ -4,7 +4,15 @@
 // as the unprivileged `postgres` user (created by Debian's package) through runuser, and the temp
 // directory is handed to it. Returns undefined with a reason when no server can be started.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -17,8 +25,15 @@ function findBinDir() {
   if (fromEnv && existsSync(join(fromEnv, 'initdb'))) return fromEnv;
   const base = '/usr/lib/postgresql';
   let versions = [];
-  try { versions = readdirSync(base).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a)); } catch { /* none */ }
-  for (const v of versions) if (existsSync(join(base, v, 'bin', 'initdb'))) return join(base, v, 'bin');
+  try {
+    versions = readdirSync(base)
+      .filter((v) => /^\d+$/.test(v))
+      .sort((a, b) => Number(b) - Number(a));
+  } catch {
+    /* none */
+  }
+  for (const v of versions)
+    if (existsSync(join(base, v, 'bin', 'initdb'))) return join(base, v, 'bin');
   const which = spawnSync('sh', ['-c', 'command -v initdb'], { encoding: 'utf8' });
   if (which.status === 0 && which.stdout.trim()) return join(which.stdout.trim(), '..');
   return undefined;
@@ -42,13 +57,19 @@ function freePort() {
  */
 export async function startPostgres(options = {}) {
   const bin = findBinDir();
-  if (!bin) return { error: 'PostgreSQL binaries (initdb, pg_ctl) not found; install Debian\'s postgresql package' };
+  if (!bin)
+    return {
+      error: "PostgreSQL binaries (initdb, pg_ctl) not found; install Debian's postgresql package",
+    };
   const asRoot = process.getuid?.() === 0;
   let runAs = [];
   let owner;
   if (asRoot) {
     const id = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
-    if (id.status !== 0) return { error: 'running as root and there is no unprivileged "postgres" user to run the server' };
+    if (id.status !== 0)
+      return {
+        error: 'running as root and there is no unprivileged "postgres" user to run the server',
+      };
     const gid = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' });
     owner = { uid: Number(id.stdout.trim()), gid: Number(gid.stdout.trim()) };
     runAs = ['runuser', '-u', 'postgres', '--'];
@@ -57,38 +78,92 @@ export async function startPostgres(options = {}) {
   const data = join(dir, 'data');
   const pwfile = join(dir, 'pw');
   writeFileSync(pwfile, `${TEST_PG_PASSWORD}\n`, { mode: 0o600 });
-  if (owner) { chownSync(dir, owner.uid, owner.gid); chownSync(pwfile, owner.uid, owner.gid); }
+  if (owner) {
+    chownSync(dir, owner.uid, owner.gid);
+    chownSync(pwfile, owner.uid, owner.gid);
+  }
   chmodSync(dir, 0o700);
   const run = (cmd, args) => {
     const argv = [...runAs, join(bin, cmd), ...args];
     return spawnSync(argv[0], argv.slice(1), { encoding: 'utf8', cwd: dir });
   };
-  const init = run('initdb', ['-D', data, '-U', TEST_PG_USER, `--pwfile=${pwfile}`, '--auth=scram-sha-256', '-E', 'UTF8', '--no-locale', '--no-sync']);
+  const init = run('initdb', [
+    '-D',
+    data,
+    '-U',
+    TEST_PG_USER,
+    `--pwfile=${pwfile}`,
+    '--auth=scram-sha-256',
+    '-E',
+    'UTF8',
+    '--no-locale',
+    '--no-sync',
+  ]);
   if (init.status !== 0) {
     rmSync(dir, { recursive: true, force: true });
-    return { error: `initdb failed: ${(init.stderr || init.stdout || '').trim().split('\n').slice(-2).join(' ')}` };
+    return {
+      error: `initdb failed: ${(init.stderr || init.stdout || '').trim().split('\n').slice(-2).join(' ')}`,
+    };
   }
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
     const settings = [
-      `-p ${port}`, '-c listen_addresses=127.0.0.1', `-k ${dir}`, `-c max_connections=${options.maxConnections ?? 200}`,
-      `-c fsync=${options.fsync ? 'on' : 'off'}`, `-c synchronous_commit=${options.fsync ? 'on' : 'off'}`,
-      '-c full_page_writes=off', '-c shared_buffers=128MB',
+      `-p ${port}`,
+      '-c listen_addresses=127.0.0.1',
+      `-k ${dir}`,
+      `-c max_connections=${options.maxConnections ?? 200}`,
+      `-c fsync=${options.fsync ? 'on' : 'off'}`,
+      `-c synchronous_commit=${options.fsync ? 'on' : 'off'}`,
+      '-c full_page_writes=off',
+      '-c shared_buffers=128MB',
     ].join(' ');
-    const started = run('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-o', settings, '-w', '-t', '60', 'start']);
+    const started = run('pg_ctl', [
+      '-D',
+      data,
+      '-l',
+      join(dir, 'server.log'),
+      '-o',
+      settings,
+      '-w',
+      '-t',
+      '60',
+      'start',
+    ]);
     if (started.status !== 0) continue; // most likely the port was taken between probe and bind
     const stop = () => {
       run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
       rmSync(dir, { recursive: true, force: true });
     };
     // For fault tests: the server goes away (fast shutdown, connections cut) and comes back on the same port.
-    const pause = () => { run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']); };
+    const pause = () => {
+      run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+    };
     const resume = () => {
-      const r = run('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-o', settings, '-w', '-t', '60', 'start']);
+      const r = run('pg_ctl', [
+        '-D',
+        data,
+        '-l',
+        join(dir, 'server.log'),
+        '-o',
+        settings,
+        '-w',
+        '-t',
+        '60',
+        'start',
+      ]);
       if (r.status !== 0) throw new Error(`pg_ctl start failed: ${r.stderr}`);
     };
     const base = `postgres://${TEST_PG_USER}:${encodeURIComponent(TEST_PG_PASSWORD)}@127.0.0.1:${port}`;
-    return { url: `${base}/postgres`, adminUrl: `${base}/postgres`, host: '127.0.0.1', port, dataDir: data, stop, pause, resume };
+    return {
+      url: `${base}/postgres`,
+      adminUrl: `${base}/postgres`,
+      host: '127.0.0.1',
+      port,
+      dataDir: data,
+      stop,
+      pause,
+      resume,
+    };
   }
   rmSync(dir, { recursive: true, force: true });
   return { error: 'pg_ctl start failed three times (see the server log)' };
@@ -107,9 +182,14 @@ export function createDatabase(adminUrl, prefix = 'rsn') {
   const name = `${prefix}_${process.pid}_${Date.now().toString(36)}_${++dbCounter}`;
   const bin = findBinDir();
   const createdb = bin ? join(bin, 'createdb') : 'createdb';
-  const r = spawnSync(createdb, ['-h', u.hostname, '-p', u.port || '5432', '-U', decodeURIComponent(u.username), name], {
-    encoding: 'utf8', env: { ...process.env, PGPASSWORD: decodeURIComponent(u.password) },
-  });
+  const r = spawnSync(
+    createdb,
+    ['-h', u.hostname, '-p', u.port || '5432', '-U', decodeURIComponent(u.username), name],
+    {
+      encoding: 'utf8',
+      env: { ...process.env, PGPASSWORD: decodeURIComponent(u.password) },
+    },
+  );
   if (r.status !== 0) throw new Error(`createdb ${name} failed: ${(r.stderr || '').trim()}`);
   u.pathname = `/${name}`;
   return u.href;
@@ -142,9 +222,15 @@ export async function testPostgres() {
 // `node scripts/postgres-server.mjs`: start one and print its URL until Ctrl-C (manual testing).
 if (import.meta.url === `file://${process.argv[1]}`) {
   const pg = await startPostgres();
-  if ('error' in pg) { console.error(pg.error); process.exit(1); }
+  if ('error' in pg) {
+    console.error(pg.error);
+    process.exit(1);
+  }
   console.log(pg.url);
-  const done = () => { pg.stop(); process.exit(0); };
+  const done = () => {
+    pg.stop();
+    process.exit(0);
+  };
   process.on('SIGINT', done);
   process.on('SIGTERM', done);
   setInterval(() => undefined, 1 << 30);

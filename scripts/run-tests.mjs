@@ -10,11 +10,22 @@ import { fileURLToPath } from 'node:url';
 import { startPostgres } from './postgres-server.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const roots = ['shared/test', 'service-kit/test', 'hub/test', 'subscriber/test', 'test/src', 'test/e2e'];
+const roots = [
+  'shared/test',
+  'service-kit/test',
+  'hub/test',
+  'subscriber/test',
+  'test/src',
+  'test/e2e',
+];
 const files = [];
 function walk(dir) {
   let names;
-  try { names = readdirSync(dir); } catch { return; }
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
   for (const name of names) {
     if (name === 'node_modules' || name === 'dist') continue;
     const p = join(dir, name);
@@ -24,22 +35,32 @@ function walk(dir) {
 }
 for (const r of roots) walk(join(root, r));
 const filters = process.argv.slice(2);
-const selected = files.sort().filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)));
+const selected = files
+  .sort()
+  .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)));
 if (selected.length === 0) {
   console.error(`no test files match ${filters.join(' ')}`);
   process.exit(1);
 }
 const concurrency = process.env.RSNOTIFY_TEST_CONCURRENCY ?? '2';
 const args = [
-  '--conditions=@rsnotify/source', '--import', 'tsx', '--test',
-  `--test-concurrency=${concurrency}`, '--test-timeout=420000', '--test-force-exit',
+  '--conditions=@rsnotify/source',
+  '--import',
+  'tsx',
+  '--test',
+  `--test-concurrency=${concurrency}`,
+  '--test-timeout=420000',
+  '--test-force-exit',
   ...selected,
 ];
 // One throw-away PostgreSQL server for every test file of this run that needs one (they call
 // testPostgres() from scripts/postgres-server.mjs and create their own databases on it).
 const env = { ...process.env };
 let pg;
-if (!env.RSNOTIFY_TEST_PG_URL && selected.some((f) => readFileSync(join(root, f), 'utf8').includes('testPostgres('))) {
+if (
+  !env.RSNOTIFY_TEST_PG_URL &&
+  selected.some((f) => readFileSync(join(root, f), 'utf8').includes('testPostgres('))
+) {
   pg = await startPostgres();
   if ('error' in pg) {
     if (process.env.CI) {
@@ -54,8 +75,20 @@ if (!env.RSNOTIFY_TEST_PG_URL && selected.some((f) => readFileSync(join(root, f)
     console.error(`PostgreSQL for the tests: 127.0.0.1:${pg.port} (temporary, stopped at the end)`);
   }
 }
-const stopPg = () => { pg?.stop(); pg = undefined; };
-process.on('SIGINT', () => { stopPg(); process.exit(130); });
-process.on('SIGTERM', () => { stopPg(); process.exit(143); });
+const stopPg = () => {
+  pg?.stop();
+  pg = undefined;
+};
+process.on('SIGINT', () => {
+  stopPg();
+  process.exit(130);
+});
+process.on('SIGTERM', () => {
+  stopPg();
+  process.exit(143);
+});
 const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env });
-child.on('exit', (code, signal) => { stopPg(); process.exit(signal ? 1 : (code ?? 1)); });
+child.on('exit', (code, signal) => {
+  stopPg();
+  process.exit(signal ? 1 : (code ?? 1));
+});

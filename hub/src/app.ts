@@ -4,7 +4,12 @@ import type { IncomingMessage } from 'node:http';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { describeError } from '@rsnotify/shared';
 import {
-  ByteBudget, drainRefused, readLimitedBody, readLimitedWebBody, UNREAD_BODY_DRAIN, type BodyRead,
+  ByteBudget,
+  drainRefused,
+  readLimitedBody,
+  readLimitedWebBody,
+  UNREAD_BODY_DRAIN,
+  type BodyRead,
 } from '@rsnotify/service-kit';
 import type { Logger, HubMetrics } from './observability/index.js';
 import { checkHealth } from './observability/index.js';
@@ -41,7 +46,9 @@ function incomingOf(c: Context): IncomingMessage | undefined {
 /** Reads the request body once, as bytes, through the shared limited reader. */
 function readBody(c: Context, limit: number, budget?: ByteBudget): Promise<BodyRead> {
   const incoming = incomingOf(c);
-  return incoming ? readLimitedBody(incoming, { limit, budget }) : readLimitedWebBody(c.req.raw, limit);
+  return incoming
+    ? readLimitedBody(incoming, { limit, budget })
+    : readLimitedWebBody(c.req.raw, limit);
 }
 
 /** Answered without reading the body: read and drop at most a little of it, then close. */
@@ -56,13 +63,22 @@ export const DEFAULT_UNAUTHENTICATED_BODY_BYTES = 32 * 1024 * 1024;
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
   const { logger } = deps;
-  const unauthenticated = new ByteBudget(deps.maxUnauthenticatedBodyBytes ?? DEFAULT_UNAUTHENTICATED_BODY_BYTES);
+  const unauthenticated = new ByteBudget(
+    deps.maxUnauthenticatedBodyBytes ?? DEFAULT_UNAUTHENTICATED_BODY_BYTES,
+  );
 
   /** A refusal at the HTTP layer: one log line and one metric each (publish refusals count in publishing/). */
-  const refuse = (c: Context, status: 400 | 413 | 415 | 501 | 503, reason: string, text: string, fields: Record<string, unknown> = {}): Response => {
+  const refuse = (
+    c: Context,
+    status: 400 | 413 | 415 | 501 | 503,
+    reason: string,
+    text: string,
+    fields: Record<string, unknown> = {},
+  ): Response => {
     deps.metrics.requestsRejected.inc({ status: String(status), reason });
     logger.info({ event: 'request.rejected', status, reason, ...fields }, text);
-    const headers: Record<string, string> = status === 501 ? { connection: 'close' } : status === 503 ? { 'retry-after': '1' } : {};
+    const headers: Record<string, string> =
+      status === 501 ? { connection: 'close' } : status === 503 ? { 'retry-after': '1' } : {};
     return c.text(`${text}\n`, status, headers);
   };
 
@@ -73,17 +89,29 @@ export function createApp(deps: AppDeps): Hono {
     if (incoming) {
       let hosts = 0;
       const raw = incoming.rawHeaders;
-      for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') hosts++;
-      if (hosts > 1) { leaveBodyUnread(c); return refuse(c, 400, 'duplicate_host', 'more than one Host header'); }
+      for (let i = 0; i < raw.length; i += 2)
+        if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') hosts++;
+      if (hosts > 1) {
+        leaveBodyUnread(c);
+        return refuse(c, 400, 'duplicate_host', 'more than one Host header');
+      }
       const te = incoming.headers['transfer-encoding'];
       if (te !== undefined && te.trim().toLowerCase() !== 'chunked') {
         leaveBodyUnread(c);
-        return refuse(c, 501, 'transfer_encoding', `Transfer-Encoding ${JSON.stringify(te)} is not supported (only chunked)`);
+        return refuse(
+          c,
+          501,
+          'transfer_encoding',
+          `Transfer-Encoding ${JSON.stringify(te)} is not supported (only chunked)`,
+        );
       }
     }
     await next();
   });
-  if (deps.admin) { app.use(deps.hubPath, deps.admin.recordRejections); app.route('/admin', deps.admin.app); }
+  if (deps.admin) {
+    app.use(deps.hubPath, deps.admin.recordRejections);
+    app.route('/admin', deps.admin.app);
+  }
 
   app.post(deps.hubPath, async function hubEndpoint(c) {
     if (!deps.accepting()) return c.text('hub is shutting down\n', 503);
@@ -92,7 +120,13 @@ export function createApp(deps: AppDeps): Hono {
       // Forms are small and carry no credentials in headers: their bytes count against the shared
       // unauthenticated budget while they are read.
       const body = await readBody(c, deps.maxFormBytes, unauthenticated);
-      if (!body.ok) return refuse(c, body.status, body.code === 'RSN_BODY_TOO_LARGE' ? 'form_too_large' : body.code, body.reason);
+      if (!body.ok)
+        return refuse(
+          c,
+          body.status,
+          body.code === 'RSN_BODY_TOO_LARGE' ? 'form_too_large' : body.code,
+          body.reason,
+        );
       const parsed = parseHubForm(new URLSearchParams(body.bytes.toString('utf8')));
       if (!parsed.ok) return refuse(c, parsed.status, 'invalid_form', parsed.reason);
       const req = parsed.value;
@@ -101,9 +135,12 @@ export function createApp(deps: AppDeps): Hono {
         return r.ok ? c.text('published\n', 200) : c.text(`${r.reason}\n`, r.status);
       }
       const r = await deps.subscriptions.accept(req);
-      if (!r.ok) deps.metrics.requestsRejected.inc({ status: String(r.status), reason: 'subscription' });
+      if (!r.ok)
+        deps.metrics.requestsRejected.inc({ status: String(r.status), reason: 'subscription' });
       // WH-3, RT-9: 202 whatever the verification will say.
-      return r.ok ? c.text('accepted; verification of intent follows\n', 202) : c.text(`${r.reason}\n`, r.status);
+      return r.ok
+        ? c.text('accepted; verification of intent follows\n', 202)
+        : c.text(`${r.reason}\n`, r.status);
     }
     if (isXmlContentType(contentType)) {
       const linkHeader = c.req.header('link');
@@ -112,25 +149,69 @@ export function createApp(deps: AppDeps): Hono {
       const admission = await deps.publishing.admit(linkHeader, authorization);
       if (!admission.ok) {
         leaveBodyUnread(c);
-        return c.text(`${admission.reason}\n`, admission.status, admission.status === 401 ? { 'www-authenticate': 'Bearer' } : {});
+        return c.text(
+          `${admission.reason}\n`,
+          admission.status,
+          admission.status === 401 ? { 'www-authenticate': 'Bearer' } : {},
+        );
       }
-      const body = await readBody(c, deps.maxBodyBytes, admission.authenticated ? undefined : unauthenticated);
+      const body = await readBody(
+        c,
+        deps.maxBodyBytes,
+        admission.authenticated ? undefined : unauthenticated,
+      );
       if (!body.ok) {
-        const reason = body.code === 'RSN_BODY_TOO_LARGE' ? 'too_large' : body.code === 'RSN_BODY_BUDGET_EXHAUSTED' ? 'busy' : 'unreadable';
+        const reason =
+          body.code === 'RSN_BODY_TOO_LARGE'
+            ? 'too_large'
+            : body.code === 'RSN_BODY_BUDGET_EXHAUSTED'
+              ? 'busy'
+              : 'unreadable';
         deps.metrics.publishRejected.inc({ reason });
-        logger.info({ event: 'publish.rejected', status: body.status, code: body.code, reason: body.reason, topic: admission.topic }, 'publish refused');
-        return c.text(`${body.reason}\n`, body.status, body.status === 503 ? { 'retry-after': '1' } : {});
+        logger.info(
+          {
+            event: 'publish.rejected',
+            status: body.status,
+            code: body.code,
+            reason: body.reason,
+            topic: admission.topic,
+          },
+          'publish refused',
+        );
+        return c.text(
+          `${body.reason}\n`,
+          body.status,
+          body.status === 503 ? { 'retry-after': '1' } : {},
+        );
       }
-      const r = await deps.publishing.acceptNotification({ contentType: contentType!, linkHeader, authorization, body: body.bytes });
+      const r = await deps.publishing.acceptNotification({
+        contentType: contentType!,
+        linkHeader,
+        authorization,
+        body: body.bytes,
+      });
       // RT-7, M-2: 200 only once the notification is durably stored.
-      if (!r.ok) return c.text(`${r.reason}\n`, r.status, r.status === 401 ? { 'www-authenticate': 'Bearer' } : {});
+      if (!r.ok)
+        return c.text(
+          `${r.reason}\n`,
+          r.status,
+          r.status === 401 ? { 'www-authenticate': 'Bearer' } : {},
+        );
       return c.text('accepted\n', 200);
     }
     leaveBodyUnread(c);
-    return refuse(c, 415, 'unsupported_media_type', 'Content-Type must be application/x-www-form-urlencoded (subscribe, unsubscribe, publish) or application/xml (ResourceSync notification)', { contentType });
+    return refuse(
+      c,
+      415,
+      'unsupported_media_type',
+      'Content-Type must be application/x-www-form-urlencoded (subscribe, unsubscribe, publish) or application/xml (ResourceSync notification)',
+      { contentType },
+    );
   });
 
-  app.get(deps.hubPath, (c) => c.text('rsnotify WebSub hub: POST subscription requests and notifications here\n', 200));
+  app.get(deps.hubPath, (c) =>
+    c.text('rsnotify WebSub hub: POST subscription requests and notifications here\n', 200),
+  );
 
   app.get('/healthz', async (c) => {
     const report = await checkHealth(deps.ping);
@@ -148,10 +229,16 @@ export function createApp(deps: AppDeps): Hono {
   app.onError((err, c) => {
     if (isStoreUnavailable(err)) {
       // The database is away: nothing was committed, so the client must retry (never 200 without a commit).
-      logger.warn({ event: 'request.store_unavailable', path: c.req.path }, 'database unavailable; answered 503');
+      logger.warn(
+        { event: 'request.store_unavailable', path: c.req.path },
+        'database unavailable; answered 503',
+      );
       return c.text('database unavailable; retry later\n', 503, { 'retry-after': '1' });
     }
-    logger.error({ event: 'request.error', err: describeError(err), path: c.req.path }, 'request failed');
+    logger.error(
+      { event: 'request.error', err: describeError(err), path: c.req.path },
+      'request failed',
+    );
     return c.text('internal error\n', 500);
   });
   return app;

@@ -13,7 +13,13 @@ import { RsnotifyError, describeError, normaliseTopicUrl } from '@rsnotify/share
 import type { HubCodesOf } from './errors/index.js';
 import { startHub } from './hub.js';
 import { hubOptionsSchema, type HubOptions } from './config.js';
-import { openRepository, openSqliteStores, parseDbLocation, type BridgeRepository, type HubRepository } from './store/index.js';
+import {
+  openRepository,
+  openSqliteStores,
+  parseDbLocation,
+  type BridgeRepository,
+  type HubRepository,
+} from './store/index.js';
 import { bridgedTopicUrl, checkBridgeName } from './bridge/index.js';
 import { parseDuration } from '@rsnotify/service-kit';
 import { DEFAULT_BRIDGE_POLL_INTERVAL_MS } from './config.js';
@@ -23,26 +29,134 @@ import { AdminCliError, registerAdminCommands } from './admin/index.js';
 const DEFAULT_DB = './data/hub.db';
 
 type Kind = 'string' | 'int' | 'bool';
-interface FlagSpec { readonly flag: string; readonly key: string; readonly env: string; readonly kind: Kind; readonly help: string }
+interface FlagSpec {
+  readonly flag: string;
+  readonly key: string;
+  readonly env: string;
+  readonly kind: Kind;
+  readonly help: string;
+}
 
 const SERVE_FLAGS: readonly FlagSpec[] = [
-  { flag: '--host <host>', key: 'host', env: 'HOST', kind: 'string', help: 'address to listen on (default 127.0.0.1)' },
-  { flag: '--port <port>', key: 'port', env: 'PORT', kind: 'int', help: 'port to listen on, 0 for an ephemeral one (default 8080)' },
-  { flag: '--public-url <url>', key: 'publicUrl', env: 'PUBLIC_URL', kind: 'string', help: 'hub URL advertised to Sources and sent as rel=hub; the endpoint is served at its path (default http://HOST:PORT/hub)' },
-  { flag: '--db <file>', key: 'dbFile', env: 'DB', kind: 'string', help: `SQLite database file, or postgres://user:password@host:port/dbname for several hub processes on one PostgreSQL (default ${DEFAULT_DB})` },
-  { flag: '--open-publishing', key: 'openPublishing', env: 'OPEN_PUBLISHING', kind: 'bool', help: 'accept publishing to any topic without a token (development only)' },
-  { flag: '--allow-private-networks', key: 'allowPrivateNetworks', env: 'ALLOW_PRIVATE_NETWORKS', kind: 'bool', help: 'allow loopback and private callback and topic addresses' },
-  { flag: '--lease-min <seconds>', key: 'leaseMinSeconds', env: 'LEASE_MIN', kind: 'int', help: 'shortest lease granted (default 300)' },
-  { flag: '--lease-default <seconds>', key: 'leaseDefaultSeconds', env: 'LEASE_DEFAULT', kind: 'int', help: 'lease when none is requested (default 864000)' },
-  { flag: '--lease-max <seconds>', key: 'leaseMaxSeconds', env: 'LEASE_MAX', kind: 'int', help: 'longest lease granted (default 2678400)' },
-  { flag: '--retry-initial-ms <ms>', key: 'retry.initialDelayMs', env: 'RETRY_INITIAL_MS', kind: 'int', help: 'first delivery retry delay (default 1000)' },
-  { flag: '--retry-max-ms <ms>', key: 'retry.maxDelayMs', env: 'RETRY_MAX_MS', kind: 'int', help: 'longest delay between retries (default 300000)' },
-  { flag: '--retry-max-age-ms <ms>', key: 'retry.maxAgeMs', env: 'RETRY_MAX_AGE_MS', kind: 'int', help: 'give a notification up after failing this long (default 86400000)' },
-  { flag: '--request-timeout-ms <ms>', key: 'requestTimeoutMs', env: 'REQUEST_TIMEOUT_MS', kind: 'int', help: 'timeout of each outbound request (default 10000)' },
-  { flag: '--max-body-bytes <bytes>', key: 'maxBodyBytes', env: 'MAX_BODY_BYTES', kind: 'int', help: 'largest accepted notification, 413 above (default 16777216)' },
-  { flag: '--max-in-flight <n>', key: 'maxInFlight', env: 'MAX_IN_FLIGHT', kind: 'int', help: 'deliveries in flight at once (default 256)' },
-  { flag: '--no-check-topics', key: 'checkTopics', env: 'CHECK_TOPICS', kind: 'bool', help: 'do not HEAD topic URIs for RT-2 conformance after accepting' },
-  { flag: '--log-level <level>', key: 'logLevel', env: 'LOG_LEVEL', kind: 'string', help: 'fatal|error|warn|info|debug|trace|silent (default info)' },
+  {
+    flag: '--host <host>',
+    key: 'host',
+    env: 'HOST',
+    kind: 'string',
+    help: 'address to listen on (default 127.0.0.1)',
+  },
+  {
+    flag: '--port <port>',
+    key: 'port',
+    env: 'PORT',
+    kind: 'int',
+    help: 'port to listen on, 0 for an ephemeral one (default 8080)',
+  },
+  {
+    flag: '--public-url <url>',
+    key: 'publicUrl',
+    env: 'PUBLIC_URL',
+    kind: 'string',
+    help: 'hub URL advertised to Sources and sent as rel=hub; the endpoint is served at its path (default http://HOST:PORT/hub)',
+  },
+  {
+    flag: '--db <file>',
+    key: 'dbFile',
+    env: 'DB',
+    kind: 'string',
+    help: `SQLite database file, or postgres://user:password@host:port/dbname for several hub processes on one PostgreSQL (default ${DEFAULT_DB})`,
+  },
+  {
+    flag: '--open-publishing',
+    key: 'openPublishing',
+    env: 'OPEN_PUBLISHING',
+    kind: 'bool',
+    help: 'accept publishing to any topic without a token (development only)',
+  },
+  {
+    flag: '--allow-private-networks',
+    key: 'allowPrivateNetworks',
+    env: 'ALLOW_PRIVATE_NETWORKS',
+    kind: 'bool',
+    help: 'allow loopback and private callback and topic addresses',
+  },
+  {
+    flag: '--lease-min <seconds>',
+    key: 'leaseMinSeconds',
+    env: 'LEASE_MIN',
+    kind: 'int',
+    help: 'shortest lease granted (default 300)',
+  },
+  {
+    flag: '--lease-default <seconds>',
+    key: 'leaseDefaultSeconds',
+    env: 'LEASE_DEFAULT',
+    kind: 'int',
+    help: 'lease when none is requested (default 864000)',
+  },
+  {
+    flag: '--lease-max <seconds>',
+    key: 'leaseMaxSeconds',
+    env: 'LEASE_MAX',
+    kind: 'int',
+    help: 'longest lease granted (default 2678400)',
+  },
+  {
+    flag: '--retry-initial-ms <ms>',
+    key: 'retry.initialDelayMs',
+    env: 'RETRY_INITIAL_MS',
+    kind: 'int',
+    help: 'first delivery retry delay (default 1000)',
+  },
+  {
+    flag: '--retry-max-ms <ms>',
+    key: 'retry.maxDelayMs',
+    env: 'RETRY_MAX_MS',
+    kind: 'int',
+    help: 'longest delay between retries (default 300000)',
+  },
+  {
+    flag: '--retry-max-age-ms <ms>',
+    key: 'retry.maxAgeMs',
+    env: 'RETRY_MAX_AGE_MS',
+    kind: 'int',
+    help: 'give a notification up after failing this long (default 86400000)',
+  },
+  {
+    flag: '--request-timeout-ms <ms>',
+    key: 'requestTimeoutMs',
+    env: 'REQUEST_TIMEOUT_MS',
+    kind: 'int',
+    help: 'timeout of each outbound request (default 10000)',
+  },
+  {
+    flag: '--max-body-bytes <bytes>',
+    key: 'maxBodyBytes',
+    env: 'MAX_BODY_BYTES',
+    kind: 'int',
+    help: 'largest accepted notification, 413 above (default 16777216)',
+  },
+  {
+    flag: '--max-in-flight <n>',
+    key: 'maxInFlight',
+    env: 'MAX_IN_FLIGHT',
+    kind: 'int',
+    help: 'deliveries in flight at once (default 256)',
+  },
+  {
+    flag: '--no-check-topics',
+    key: 'checkTopics',
+    env: 'CHECK_TOPICS',
+    kind: 'bool',
+    help: 'do not HEAD topic URIs for RT-2 conformance after accepting',
+  },
+  {
+    flag: '--log-level <level>',
+    key: 'logLevel',
+    env: 'LOG_LEVEL',
+    kind: 'string',
+    help: 'fatal|error|warn|info|debug|trace|silent (default info)',
+  },
 ];
 
 /** A command line the CLI cannot run: exit 2 with the command's help. */
@@ -64,7 +178,10 @@ function convert(spec: FlagSpec, raw: unknown, where: string): unknown {
   }
   if (spec.kind === 'int') {
     const s = String(raw as string | number);
-    if (!/^\d+$/.test(s)) throw new UsageError(`${where}: ${spec.key} must be a non-negative integer, not ${JSON.stringify(s)}`);
+    if (!/^\d+$/.test(s))
+      throw new UsageError(
+        `${where}: ${spec.key} must be a non-negative integer, not ${JSON.stringify(s)}`,
+      );
     return Number(s);
   }
   return String(raw as string);
@@ -72,25 +189,42 @@ function convert(spec: FlagSpec, raw: unknown, where: string): unknown {
 
 function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
   const [head, tail] = path.split('.') as [string, string | undefined];
-  if (tail === undefined) { target[head] = value; return; }
+  if (tail === undefined) {
+    target[head] = value;
+    return;
+  }
   const inner = (target[head] ??= {}) as Record<string, unknown>;
   inner[tail] = value;
 }
 
 function readConfigFile(file: string): Record<string, unknown> {
   let text: string;
-  try { text = readFileSync(file, 'utf8'); } catch (err) { throw new UsageError(`cannot read config file ${file}: ${describeError(err).message}`); }
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read config file ${file}: ${describeError(err).message}`);
+  }
   const data = parseYaml(text) as unknown; // YAML is a superset of JSON
   const parsed = hubOptionsSchema.partial().safeParse(data ?? {});
-  if (!parsed.success) throw new UsageError(`config file ${file} is invalid:\n${z.prettifyError(parsed.error)}`);
+  if (!parsed.success)
+    throw new UsageError(`config file ${file} is invalid:\n${z.prettifyError(parsed.error)}`);
   return parsed.data as Record<string, unknown>;
 }
 
 /** Flag > RSNOTIFY_HUB_* > config file > default. */
-export function serveOptions(cli: Record<string, unknown>, env: NodeJS.ProcessEnv, sources: (key: string) => string | undefined): HubOptions {
-  const merged: Record<string, unknown> = cli.config ? readConfigFile(String(cli.config as string)) : {};
+export function serveOptions(
+  cli: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+  sources: (key: string) => string | undefined,
+): HubOptions {
+  const merged: Record<string, unknown> = cli.config
+    ? readConfigFile(String(cli.config as string))
+    : {};
   for (const spec of SERVE_FLAGS) {
-    const attr = spec.flag.replace(/^--(no-)?/, '').split(' ')[0]!.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+    const attr = spec.flag
+      .replace(/^--(no-)?/, '')
+      .split(' ')[0]!
+      .replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
     const fromCli = sources(attr) === 'cli' ? convert(spec, cli[attr], `--${attr}`) : undefined;
     const fromEnv = convert(spec, env[`RSNOTIFY_HUB_${spec.env}`], `RSNOTIFY_HUB_${spec.env}`);
     const value = fromCli ?? fromEnv;
@@ -120,16 +254,25 @@ async function serve(opts: Record<string, unknown>, cmd: Command): Promise<void>
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    void hub.close().then(() => process.exit(0), (err: unknown) => {
-      process.stderr.write(`rsnotify-hub: error while stopping on ${signal}: ${describeError(err).message}\n`);
-      process.exit(1);
-    });
+    void hub.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        process.stderr.write(
+          `rsnotify-hub: error while stopping on ${signal}: ${describeError(err).message}\n`,
+        );
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-async function openDirectory(db: string | undefined): Promise<{ store: HubRepository; bridge: BridgeRepository | undefined; tenants: TenantDirectory }> {
+async function openDirectory(db: string | undefined): Promise<{
+  store: HubRepository;
+  bridge: BridgeRepository | undefined;
+  tenants: TenantDirectory;
+}> {
   // A file path is SQLite, postgres://... is PostgreSQL (no LISTEN needed for one command).
   const location = db ?? process.env.RSNOTIFY_HUB_DB ?? DEFAULT_DB;
   const where = parseDbLocation(location);
@@ -143,7 +286,10 @@ async function openDirectory(db: string | undefined): Promise<{ store: HubReposi
 }
 
 function bridgeOf(bridge: BridgeRepository | undefined): BridgeRepository {
-  if (!bridge) throw new UsageError('bridged Sources (--poll) need the SQLite store in this version, not PostgreSQL');
+  if (!bridge)
+    throw new UsageError(
+      'bridged Sources (--poll) need the SQLite store in this version, not PostgreSQL',
+    );
   return bridge;
 }
 
@@ -158,14 +304,20 @@ function publicUrlFor(o: { publicUrl?: string; config?: string }): string {
 function pollIntervalMs(text: string | undefined): number {
   if (text === undefined) return DEFAULT_BRIDGE_POLL_INTERVAL_MS;
   let ms: number;
-  try { ms = parseDuration(text); } catch (err) { throw new UsageError(`--poll-interval: ${(err as Error).message}`); }
+  try {
+    ms = parseDuration(text);
+  } catch (err) {
+    throw new UsageError(`--poll-interval: ${(err as Error).message}`);
+  }
   if (ms < 100) throw new UsageError('--poll-interval must be at least 100ms');
   return ms;
 }
 
 /** The package's version, read from its package.json (next to src/ and dist/ alike). */
 function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
   return pkg.version;
 }
 
@@ -178,51 +330,138 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
 
-  const serveCmd = program.command('serve').description('run the hub').option('--config <file>', 'JSON or YAML config file (keys as in HubOptions)');
-  for (const spec of SERVE_FLAGS) serveCmd.addOption(new Option(spec.flag, `${spec.help} [env RSNOTIFY_HUB_${spec.env}]`));
+  const serveCmd = program
+    .command('serve')
+    .description('run the hub')
+    .option('--config <file>', 'JSON or YAML config file (keys as in HubOptions)');
+  for (const spec of SERVE_FLAGS)
+    serveCmd.addOption(new Option(spec.flag, `${spec.help} [env RSNOTIFY_HUB_${spec.env}]`));
   serveCmd.action(serve);
 
-  const source = program.command('source').description('manage Sources (publishers) and their tokens');
-  source.command('add <name>')
-    .description('register a Source; prints its publish token ONCE (only a hash is stored). With --poll: a Source that only publishes Change Lists, polled by the hub and published on {publicUrl}/bridge/NAME')
+  const source = program
+    .command('source')
+    .description('manage Sources (publishers) and their tokens');
+  source
+    .command('add <name>')
+    .description(
+      'register a Source; prints its publish token ONCE (only a hash is stored). With --poll: a Source that only publishes Change Lists, polled by the hub and published on {publicUrl}/bridge/NAME',
+    )
     .option('--topic-prefix <url...>', 'topic URL prefixes the Source owns (a publishing Source)')
-    .option('--allow-callback <prefix...>', 'only callbacks starting with one of these may subscribe (others are denied, WH-14)')
+    .option(
+      '--allow-callback <prefix...>',
+      'only callbacks starting with one of these may subscribe (others are denied, WH-14)',
+    )
     .option('--poll <url>', "bridge: the Source's base URL, Source Description or Capability List")
-    .option('--poll-interval <duration>', 'bridge: how often the Change List is polled (default 30s)')
-    .option('--public-url <url>', 'bridge: the hub endpoint URL, to print the bridged topic (default as serve)')
+    .option(
+      '--poll-interval <duration>',
+      'bridge: how often the Change List is polled (default 30s)',
+    )
+    .option(
+      '--public-url <url>',
+      'bridge: the hub endpoint URL, to print the bridged topic (default as serve)',
+    )
     .option('--config <file>', 'bridge: the serve config file (for publicUrl)')
     .option('--db <file>', `SQLite database file or postgres:// URL (default ${DEFAULT_DB})`)
-    .action(async (name: string, o: { topicPrefix?: string[]; allowCallback?: string[]; poll?: string; pollInterval?: string; publicUrl?: string; config?: string; db?: string }) => {
-      if (o.poll !== undefined) {
-        if (o.topicPrefix) throw new UsageError('--poll and --topic-prefix exclude each other: a bridged Source does not publish');
-        try { checkBridgeName(name); } catch (err) { throw new UsageError((err as Error).message); }
-        const intervalMs = pollIntervalMs(o.pollInterval);
-        if (parseDbLocation(o.db ?? process.env.RSNOTIFY_HUB_DB ?? DEFAULT_DB).engine !== 'sqlite') bridgeOf(undefined);
-        const { store, bridge } = await openDirectory(o.db);
+    .action(
+      async (
+        name: string,
+        o: {
+          topicPrefix?: string[];
+          allowCallback?: string[];
+          poll?: string;
+          pollInterval?: string;
+          publicUrl?: string;
+          config?: string;
+          db?: string;
+        },
+      ) => {
+        if (o.poll !== undefined) {
+          if (o.topicPrefix)
+            throw new UsageError(
+              '--poll and --topic-prefix exclude each other: a bridged Source does not publish',
+            );
+          try {
+            checkBridgeName(name);
+          } catch (err) {
+            throw new UsageError((err as Error).message);
+          }
+          const intervalMs = pollIntervalMs(o.pollInterval);
+          if (
+            parseDbLocation(o.db ?? process.env.RSNOTIFY_HUB_DB ?? DEFAULT_DB).engine !== 'sqlite'
+          )
+            bridgeOf(undefined);
+          const { store, bridge } = await openDirectory(o.db);
+          try {
+            const r = await bridgeOf(bridge).addBridgedSource({
+              name,
+              pollUrl: new URL(o.poll).href,
+              intervalMs,
+              now: Date.now(),
+            });
+            const topic = bridgedTopicUrl(publicUrlFor(o), r.name);
+            printJson({
+              event: 'source.bridged',
+              name: r.name,
+              poll: r.pollUrl,
+              pollIntervalMs: r.intervalMs,
+              topic,
+            });
+            process.stderr.write(
+              `Source ${r.name} bridged: the hub polls ${r.pollUrl} every ${r.intervalMs} ms and publishes on ${topic}\n`,
+            );
+          } finally {
+            await store.close();
+          }
+          return;
+        }
+        if (!o.topicPrefix)
+          throw new UsageError(
+            'source add needs --topic-prefix (a publishing Source) or --poll (a bridged Source)',
+          );
+        const { store, tenants } = await openDirectory(o.db);
         try {
-          const r = await bridgeOf(bridge).addBridgedSource({ name, pollUrl: new URL(o.poll).href, intervalMs, now: Date.now() });
-          const topic = bridgedTopicUrl(publicUrlFor(o), r.name);
-          printJson({ event: 'source.bridged', name: r.name, poll: r.pollUrl, pollIntervalMs: r.intervalMs, topic });
-          process.stderr.write(`Source ${r.name} bridged: the hub polls ${r.pollUrl} every ${r.intervalMs} ms and publishes on ${topic}\n`);
-        } finally { await store.close(); }
-        return;
-      }
-      if (!o.topicPrefix) throw new UsageError('source add needs --topic-prefix (a publishing Source) or --poll (a bridged Source)');
-      const { store, tenants } = await openDirectory(o.db);
-      try {
-        const { token, source: s } = await tenants.addSource(name, o.topicPrefix!, o.allowCallback ?? []);
-        printJson({ event: 'source.added', name: s.name, topicPrefixes: s.topicPrefixes, allowCallbacks: s.callbackPrefixes, token });
-        process.stderr.write(`Source ${s.name} registered. Its publish token (shown only now; send it as "Authorization: Bearer <token>"):\n${token}\n`);
-      } finally { await store.close(); }
-    });
-  source.command('list').description('list registered Sources, and bridged ones with their topic').option('--db <file>', 'SQLite database file or postgres:// URL').option('--json', 'one JSON line per Source')
-    .option('--public-url <url>', 'the hub endpoint URL bridged topics hang off (default as serve)').option('--config <file>', 'the serve config file (for publicUrl)')
+          const { token, source: s } = await tenants.addSource(
+            name,
+            o.topicPrefix!,
+            o.allowCallback ?? [],
+          );
+          printJson({
+            event: 'source.added',
+            name: s.name,
+            topicPrefixes: s.topicPrefixes,
+            allowCallbacks: s.callbackPrefixes,
+            token,
+          });
+          process.stderr.write(
+            `Source ${s.name} registered. Its publish token (shown only now; send it as "Authorization: Bearer <token>"):\n${token}\n`,
+          );
+        } finally {
+          await store.close();
+        }
+      },
+    );
+  source
+    .command('list')
+    .description('list registered Sources, and bridged ones with their topic')
+    .option('--db <file>', 'SQLite database file or postgres:// URL')
+    .option('--json', 'one JSON line per Source')
+    .option('--public-url <url>', 'the hub endpoint URL bridged topics hang off (default as serve)')
+    .option('--config <file>', 'the serve config file (for publicUrl)')
     .action(async (o: { db?: string; json?: boolean; publicUrl?: string; config?: string }) => {
       const { store, bridge, tenants } = await openDirectory(o.db);
       try {
         for (const s of await tenants.sources()) {
-          if (o.json) printJson({ name: s.name, topicPrefixes: s.topicPrefixes, allowCallbacks: s.callbackPrefixes, createdAt: new Date(s.createdAt).toISOString() });
-          else process.stdout.write(`${s.name}\t${s.topicPrefixes.join(' ')}${s.callbackPrefixes.length ? `\tcallbacks: ${s.callbackPrefixes.join(' ')}` : ''}\n`);
+          if (o.json)
+            printJson({
+              name: s.name,
+              topicPrefixes: s.topicPrefixes,
+              allowCallbacks: s.callbackPrefixes,
+              createdAt: new Date(s.createdAt).toISOString(),
+            });
+          else
+            process.stdout.write(
+              `${s.name}\t${s.topicPrefixes.join(' ')}${s.callbackPrefixes.length ? `\tcallbacks: ${s.callbackPrefixes.join(' ')}` : ''}\n`,
+            );
         }
         const bridged = bridge ? await bridge.listBridgedSources() : [];
         const hubUrl = bridged.length > 0 ? publicUrlFor(o) : '';
@@ -230,40 +469,75 @@ export function buildProgram(): Command {
           const topic = bridgedTopicUrl(hubUrl, b.name);
           if (o.json) {
             printJson({
-              name: b.name, bridged: true, poll: b.pollUrl, pollIntervalMs: b.intervalMs, topic, changeList: b.position.changeListUrl,
-              coveredTo: b.position.coveredTo, lastPollAt: b.lastPollAt === undefined ? undefined : new Date(b.lastPollAt).toISOString(), lastError: b.lastError,
+              name: b.name,
+              bridged: true,
+              poll: b.pollUrl,
+              pollIntervalMs: b.intervalMs,
+              topic,
+              changeList: b.position.changeListUrl,
+              coveredTo: b.position.coveredTo,
+              lastPollAt:
+                b.lastPollAt === undefined ? undefined : new Date(b.lastPollAt).toISOString(),
+              lastError: b.lastError,
             });
           } else {
-            process.stdout.write(`${b.name}\tbridged: polls ${b.pollUrl} every ${b.intervalMs / 1000}s\ttopic ${topic}${b.lastError ? `\tlast error: ${b.lastError}` : ''}\n`);
+            process.stdout.write(
+              `${b.name}\tbridged: polls ${b.pollUrl} every ${b.intervalMs / 1000}s\ttopic ${topic}${b.lastError ? `\tlast error: ${b.lastError}` : ''}\n`,
+            );
           }
         }
-      } finally { await store.close(); }
+      } finally {
+        await store.close();
+      }
     });
-  source.command('remove <name>').description('remove a Source (its token stops working) or a bridged Source (polling stops)').option('--db <file>', 'SQLite database file or postgres:// URL')
+  source
+    .command('remove <name>')
+    .description('remove a Source (its token stops working) or a bridged Source (polling stops)')
+    .option('--db <file>', 'SQLite database file or postgres:// URL')
     .action(async (name: string, o: { db?: string }) => {
       const { store, bridge, tenants } = await openDirectory(o.db);
       try {
-        const removed = (await tenants.removeSource(name)) || (bridge !== undefined && (await bridge.removeBridgedSource(name)));
+        const removed =
+          (await tenants.removeSource(name)) ||
+          (bridge !== undefined && (await bridge.removeBridgedSource(name)));
         printJson({ event: removed ? 'source.removed' : 'source.not_found', name });
         if (!removed) process.exitCode = 1;
-      } finally { await store.close(); }
+      } finally {
+        await store.close();
+      }
     });
 
-  program.command('subscriptions').description('list subscriptions (one JSON line each)')
-    .option('--topic <url>', 'only this topic').option('--db <file>', 'SQLite database file or postgres:// URL')
-    .option('--show-callbacks', 'print callback URLs in full (their paths are often capabilities); default: origin and a hash of the path')
+  program
+    .command('subscriptions')
+    .description('list subscriptions (one JSON line each)')
+    .option('--topic <url>', 'only this topic')
+    .option('--db <file>', 'SQLite database file or postgres:// URL')
+    .option(
+      '--show-callbacks',
+      'print callback URLs in full (their paths are often capabilities); default: origin and a hash of the path',
+    )
     .action(async (o: { topic?: string; db?: string; showCallbacks?: boolean }) => {
       const { store } = await openDirectory(o.db);
       try {
         const now = Date.now();
-        for (const s of await store.listSubscriptions(o.topic ? { topicUrl: normaliseTopicUrl(o.topic) } : {})) {
+        for (const s of await store.listSubscriptions(
+          o.topic ? { topicUrl: normaliseTopicUrl(o.topic) } : {},
+        )) {
           printJson({
-            topic: s.topicAsGiven, callback: o.showCallbacks ? s.callback : redactUrl(s.callback), state: s.leaseExpiresAt > now ? 'active' : 'expired',
-            leaseExpiresAt: new Date(s.leaseExpiresAt).toISOString(), signed: s.secret !== undefined, deliveredSeq: s.deliveredSeq,
-            attempts: s.attempts, lastStatus: s.lastStatus, lastError: s.lastError,
+            topic: s.topicAsGiven,
+            callback: o.showCallbacks ? s.callback : redactUrl(s.callback),
+            state: s.leaseExpiresAt > now ? 'active' : 'expired',
+            leaseExpiresAt: new Date(s.leaseExpiresAt).toISOString(),
+            signed: s.secret !== undefined,
+            deliveredSeq: s.deliveredSeq,
+            attempts: s.attempts,
+            lastStatus: s.lastStatus,
+            lastError: s.lastError,
           });
         }
-      } finally { await store.close(); }
+      } finally {
+        await store.close();
+      }
     });
   registerAdminCommands(program, DEFAULT_DB);
   return program;
@@ -272,12 +546,20 @@ export function buildProgram(): Command {
 function isMainModule(): boolean {
   // Compared through realpath so a bin symlink (`rsnotify-hub` -> dist/cli.js) counts as running it.
   if (process.argv[1] === undefined) return false;
-  try { return realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url)); } catch { return false; }
+  try {
+    return realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
 }
 const isMain = isMainModule();
 if (isMain) {
-  buildProgram().parseAsync(process.argv).catch((err: unknown) => {
-    process.stderr.write(`rsnotify-hub: ${err instanceof UsageError || err instanceof AdminCliError ? err.message : describeError(err).message}\n`);
-    process.exit(2);
-  });
+  buildProgram()
+    .parseAsync(process.argv)
+    .catch((err: unknown) => {
+      process.stderr.write(
+        `rsnotify-hub: ${err instanceof UsageError || err instanceof AdminCliError ? err.message : describeError(err).message}\n`,
+      );
+      process.exit(2);
+    });
 }

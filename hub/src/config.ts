@@ -68,7 +68,11 @@ export interface HubConfig {
   readonly checkTopics: boolean;
   readonly replayWindowMs: number;
   readonly bridge: {
-    readonly sources: readonly { readonly name: string; readonly poll: string; readonly intervalMs: number }[];
+    readonly sources: readonly {
+      readonly name: string;
+      readonly poll: string;
+      readonly intervalMs: number;
+    }[];
     readonly maxEntriesPerNotification: number;
     readonly maxDocumentBytes: number;
   };
@@ -88,56 +92,76 @@ const positiveInt = z.number().int().positive();
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** What a config file (JSON or YAML) and the CLI flags may set; same names as HubOptions. */
-export const hubOptionsSchema = z.object({
-  host: z.string().min(1).optional(),
-  port: z.number().int().min(0).max(65535).optional(),
-  publicUrl: z.url({ protocol: /^https?$/ }).optional(),
-  dbFile: z.string().min(1),
-  openPublishing: z.boolean().optional(),
-  allowPrivateNetworks: z.boolean().optional(),
-  leaseMinSeconds: positiveInt.optional(),
-  leaseDefaultSeconds: positiveInt.optional(),
-  leaseMaxSeconds: positiveInt.optional(),
-  retry: z.object({
-    initialDelayMs: positiveInt.optional(),
-    maxDelayMs: positiveInt.optional(),
-    maxAgeMs: positiveInt.optional(),
-  }).strict().optional(),
-  logLevel: z.enum(LOG_LEVELS).optional(),
-  requestTimeoutMs: positiveInt.optional(),
-  maxBodyBytes: positiveInt.optional(),
-  maxUnauthenticatedBodyBytes: positiveInt.optional(),
-  maxInFlight: positiveInt.optional(),
-  connectionsPerOrigin: positiveInt.optional(),
-  checkTopics: z.boolean().optional(),
-  replayWindowMs: z.number().int().nonnegative().optional(),
-  bridge: z.object({
-    sources: z.array(z.object({
-      name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'letters, digits, . _ - (max 64)'),
-      poll: z.url({ protocol: /^https?$/ }),
-      pollInterval: z.union([z.number().int().positive(), z.string()]).optional(),
-    }).strict()).optional(),
-    maxEntriesPerNotification: positiveInt.optional(),
-    maxDocumentBytes: positiveInt.optional(),
-  }).strict().optional(),
-}).strict();
+export const hubOptionsSchema = z
+  .object({
+    host: z.string().min(1).optional(),
+    port: z.number().int().min(0).max(65535).optional(),
+    publicUrl: z.url({ protocol: /^https?$/ }).optional(),
+    dbFile: z.string().min(1),
+    openPublishing: z.boolean().optional(),
+    allowPrivateNetworks: z.boolean().optional(),
+    leaseMinSeconds: positiveInt.optional(),
+    leaseDefaultSeconds: positiveInt.optional(),
+    leaseMaxSeconds: positiveInt.optional(),
+    retry: z
+      .object({
+        initialDelayMs: positiveInt.optional(),
+        maxDelayMs: positiveInt.optional(),
+        maxAgeMs: positiveInt.optional(),
+      })
+      .strict()
+      .optional(),
+    logLevel: z.enum(LOG_LEVELS).optional(),
+    requestTimeoutMs: positiveInt.optional(),
+    maxBodyBytes: positiveInt.optional(),
+    maxUnauthenticatedBodyBytes: positiveInt.optional(),
+    maxInFlight: positiveInt.optional(),
+    connectionsPerOrigin: positiveInt.optional(),
+    checkTopics: z.boolean().optional(),
+    replayWindowMs: z.number().int().nonnegative().optional(),
+    bridge: z
+      .object({
+        sources: z
+          .array(
+            z
+              .object({
+                name: z
+                  .string()
+                  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'letters, digits, . _ - (max 64)'),
+                poll: z.url({ protocol: /^https?$/ }),
+                pollInterval: z.union([z.number().int().positive(), z.string()]).optional(),
+              })
+              .strict(),
+          )
+          .optional(),
+        maxEntriesPerNotification: positiveInt.optional(),
+        maxDocumentBytes: positiveInt.optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
 
 export function resolveHubConfig(options: HubOptions): HubConfig {
   const parsed = hubOptionsSchema.safeParse(options);
-  if (!parsed.success) throw new ConfigError(`invalid hub options: ${z.prettifyError(parsed.error)}`);
+  if (!parsed.success)
+    throw new ConfigError(`invalid hub options: ${z.prettifyError(parsed.error)}`);
   const o = parsed.data;
   try {
     // A path is SQLite, postgres:// is PostgreSQL; any other scheme is refused, never taken as a file name.
     parseDbLocation(o.dbFile);
   } catch (err) {
-    throw new ConfigError((err as Error).message, { db: o.dbFile.replace(/\/\/[^@/]*@/, '//***@') });
+    throw new ConfigError((err as Error).message, {
+      db: o.dbFile.replace(/\/\/[^@/]*@/, '//***@'),
+    });
   }
   const leases: LeaseBounds = {
     minSeconds: o.leaseMinSeconds ?? DEFAULT_LEASE_BOUNDS.minSeconds,
     defaultSeconds: o.leaseDefaultSeconds ?? DEFAULT_LEASE_BOUNDS.defaultSeconds,
     maxSeconds: o.leaseMaxSeconds ?? DEFAULT_LEASE_BOUNDS.maxSeconds,
   };
-  if (leases.minSeconds > leases.maxSeconds) throw new ConfigError('lease minimum is above the lease maximum', { ...leases });
+  if (leases.minSeconds > leases.maxSeconds)
+    throw new ConfigError('lease minimum is above the lease maximum', { ...leases });
   const retry: RetryPolicy = {
     initialDelayMs: o.retry?.initialDelayMs ?? DEFAULT_RETRY_POLICY.initialDelayMs,
     maxDelayMs: o.retry?.maxDelayMs ?? DEFAULT_RETRY_POLICY.maxDelayMs,
@@ -150,7 +174,13 @@ export function resolveHubConfig(options: HubOptions): HubConfig {
     dbFile: o.dbFile,
     openPublishing: o.openPublishing ?? false,
     allowPrivateNetworks: o.allowPrivateNetworks ?? false,
-    leases: { ...leases, defaultSeconds: Math.min(leases.maxSeconds, Math.max(leases.minSeconds, leases.defaultSeconds)) },
+    leases: {
+      ...leases,
+      defaultSeconds: Math.min(
+        leases.maxSeconds,
+        Math.max(leases.minSeconds, leases.defaultSeconds),
+      ),
+    },
     retry: { ...retry, maxDelayMs: Math.max(retry.maxDelayMs, retry.initialDelayMs) },
     logLevel: o.logLevel ?? 'info',
     requestTimeoutMs: o.requestTimeoutMs ?? 10_000,
@@ -163,8 +193,12 @@ export function resolveHubConfig(options: HubOptions): HubConfig {
     bridge: {
       sources: (o.bridge?.sources ?? []).map((b) => {
         let intervalMs: number;
-        try { intervalMs = parseDuration(b.pollInterval ?? DEFAULT_BRIDGE_POLL_INTERVAL_MS); } catch (err) {
-          throw new ConfigError(`bridge source ${b.name}: ${(err as Error).message}`, { name: b.name });
+        try {
+          intervalMs = parseDuration(b.pollInterval ?? DEFAULT_BRIDGE_POLL_INTERVAL_MS);
+        } catch (err) {
+          throw new ConfigError(`bridge source ${b.name}: ${(err as Error).message}`, {
+            name: b.name,
+          });
         }
         return { name: b.name, poll: b.poll, intervalMs };
       }),

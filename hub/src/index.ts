@@ -2,6 +2,28 @@
 // policies other tools may want to reuse or test against.
 export { startHub, type HubDependencies, type RunningHub } from './hub.js';
 export { resolveHubConfig, type HubConfig, type HubOptions } from './config.js';
-export { grantLease, parseHubForm, judgeVerification, verificationUrl, type LeaseBounds } from './subscriptions/index.js';
-export { nextStep, classifyStatus, classifyError, backoffDelay, type DeliveryOutcome, type NextStep, type RetryPolicy } from './delivery/index.js';
-export { BridgeService, bridgedTopicUrl, advance, listsToRead, nextPollAt, buildNotifications, type BridgedSourceView } from './bridge/index.js';
+export {
+  grantLease,
+  parseHubForm,
+  judgeVerification,
+  verificationUrl,
+  type LeaseBounds,
+} from './subscriptions/index.js';
+export {
+  nextStep,
+  classifyStatus,
+  classifyError,
+  backoffDelay,
+  type DeliveryOutcome,
+  type NextStep,
+  type RetryPolicy,
+} from './delivery/index.js';
+export {
+  BridgeService,
+  bridgedTopicUrl,
+  advance,
+  listsToRead,
+  nextPollAt,
+  buildNotifications,
+  type BridgedSourceView,
+} from './bridge/index.js';

@@ -19,7 +19,11 @@ test('delivery health: healthy with no failed attempt, retrying below the thresh
     [2, undefined, 'retrying'],
   ];
   for (const [attempts, firstFailedAt, want] of rows) {
-    assert.equal(deliveryHealth({ attempts, firstFailedAt }, now), want, `${attempts} attempts, first failed ${firstFailedAt}`);
+    assert.equal(
+      deliveryHealth({ attempts, firstFailedAt }, now),
+      want,
+      `${attempts} attempts, first failed ${firstFailedAt}`,
+    );
   }
 });
 
@@ -28,9 +32,15 @@ test('redaction keeps the origin and a short hash, never the path, query or a to
   const shown = redactUrl(cb);
   assert.ok(shown.startsWith('https://mirror.example:8443/'));
   assert.ok(!shown.includes('capability-abc123') && !shown.includes('secret'));
-  assert.notEqual(redactUrl('https://mirror.example:8443/cb/other'), shown, 'two callbacks of one origin stay apart');
+  assert.notEqual(
+    redactUrl('https://mirror.example:8443/cb/other'),
+    shown,
+    'two callbacks of one origin stay apart',
+  );
   assert.ok(!redactUrl('not a url /with/path').includes('/with/path'));
-  const text = redactText('callback https://m.example/cb/xyz-capability refused; token rsn_ABCDEFGHIJKLMNOPQRSTUV was wrong');
+  const text = redactText(
+    'callback https://m.example/cb/xyz-capability refused; token rsn_ABCDEFGHIJKLMNOPQRSTUV was wrong',
+  );
   assert.ok(!text.includes('xyz-capability'));
   assert.ok(!text.includes('rsn_ABCDEFGHIJKLMNOPQRSTUV'));
   assert.ok(text.includes('https://m.example/'));
@@ -52,13 +62,19 @@ test('cross-site verdict: Sec-Fetch-Site decides when present, else Origin again
   const app = new Hono();
   app.all('/x', (c) => c.text(String(isCrossSite(c))));
   for (const [method, headers, want] of rows) {
-    const res = await app.request('http://hub.test/x', { method, headers: { host: 'hub.test', ...headers } });
+    const res = await app.request('http://hub.test/x', {
+      method,
+      headers: { host: 'hub.test', ...headers },
+    });
     assert.equal(await res.text(), String(want), `${method} ${JSON.stringify(headers)}`);
   }
 });
 
 test('subscription filter: known states and health values only', () => {
-  assert.deepEqual(subscriptionFilter({ topic: 'http://t.test/a', state: 'active', health: 'failing' }), { topic: 'http://t.test/a', state: 'active', health: 'failing' });
+  assert.deepEqual(
+    subscriptionFilter({ topic: 'http://t.test/a', state: 'active', health: 'failing' }),
+    { topic: 'http://t.test/a', state: 'active', health: 'failing' },
+  );
   assert.deepEqual(subscriptionFilter({ topic: '', callbackOrigin: '' }), {});
   assert.equal(typeof subscriptionFilter({ state: 'gone' }), 'string');
   assert.equal(typeof subscriptionFilter({ health: 'ok' }), 'string');

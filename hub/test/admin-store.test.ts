@@ -17,14 +17,32 @@ runAdminStoreContract('sqlite', async () => {
   const file = join(root, `hub-${++n}.db`);
   const repo = openSqliteRepository(file);
   const admin = openSqliteAdminStore(file);
-  return { repo, admin, close: async () => { await admin.close(); repo.close(); } };
+  return {
+    repo,
+    admin,
+    close: async () => {
+      await admin.close();
+      repo.close();
+    },
+  };
 });
 
 const server = await testPostgres();
-runAdminStoreContract('postgres', async () => {
-  if ('skip' in server) throw new Error('unreachable');
-  const url = server.newDatabase('admin');
-  const repo = await openPostgresRepository(url, { listen: false });
-  const admin = await openPostgresAdminStore(url);
-  return { repo, admin, close: async () => { await admin.close(); await repo.close(); } };
-}, 'skip' in server ? server.skip : false);
+runAdminStoreContract(
+  'postgres',
+  async () => {
+    if ('skip' in server) throw new Error('unreachable');
+    const url = server.newDatabase('admin');
+    const repo = await openPostgresRepository(url, { listen: false });
+    const admin = await openPostgresAdminStore(url);
+    return {
+      repo,
+      admin,
+      close: async () => {
+        await admin.close();
+        await repo.close();
+      },
+    };
+  },
+  'skip' in server ? server.skip : false,
+);

@@ -12,7 +12,10 @@ export interface SourceRequest {
   readonly status: number;
 }
 
-type Script = (path: string) => { status: number; headers?: Record<string, string>; body?: string; delayMs?: number } | undefined;
+type Script = (
+  path: string,
+) =>
+  { status: number; headers?: Record<string, string>; body?: string; delayMs?: number } | undefined;
 
 export class FakeSource {
   readonly requests: SourceRequest[] = [];
@@ -24,7 +27,10 @@ export class FakeSource {
   readonly from = '2026-01-01T00:00:00Z';
   private revision = 0;
 
-  private constructor(private readonly server: Server, readonly baseUrl: string) {}
+  private constructor(
+    private readonly server: Server,
+    readonly baseUrl: string,
+  ) {}
 
   static async start(): Promise<FakeSource> {
     let source!: FakeSource;
@@ -46,7 +52,8 @@ export class FakeSource {
 
   private body(path: string): string | undefined {
     const head = '<?xml version="1.0" encoding="UTF-8"?>\n';
-    const ns = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/"';
+    const ns =
+      'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/"';
     if (path === '/.well-known/resourcesync') {
       return `${head}<urlset ${ns}><rs:md capability="description"/><url><loc>${this.baseUrl}/capabilitylist.xml</loc><rs:md capability="capabilitylist"/></url></urlset>`;
     }
@@ -57,7 +64,11 @@ export class FakeSource {
       return `${head}<sitemapindex ${ns}><rs:md capability="changelist" from="${this.from}"/><sitemap><loc>${this.baseUrl}/changelist/1.xml</loc><rs:md capability="changelist" from="${this.from}"/></sitemap></sitemapindex>`;
     }
     if (path === '/changelist/1.xml') {
-      const urls = this.entries.map((e) => `<url><loc>${e.uri}</loc><rs:md change="${e.change}" datetime="${e.time}"/></url>`).join('');
+      const urls = this.entries
+        .map(
+          (e) => `<url><loc>${e.uri}</loc><rs:md change="${e.change}" datetime="${e.time}"/></url>`,
+        )
+        .join('');
       return `${head}<urlset ${ns}><rs:md capability="changelist" from="${this.from}"/>${urls}</urlset>`;
     }
     return undefined;
@@ -75,18 +86,34 @@ export class FakeSource {
     };
     const scripted = this.script?.(path);
     const answer = () => {
-      if (scripted) { finish(scripted.status, scripted.headers ?? {}, scripted.body); return; }
+      if (scripted) {
+        finish(scripted.status, scripted.headers ?? {}, scripted.body);
+        return;
+      }
       const body = this.body(path);
-      if (body === undefined) { finish(404, { 'content-type': 'text/plain' }, 'not found\n'); return; }
+      if (body === undefined) {
+        finish(404, { 'content-type': 'text/plain' }, 'not found\n');
+        return;
+      }
       const etag = `"${path.startsWith('/changelist') ? this.revision : 'static'}"`;
-      if (req.headers['if-none-match'] === etag) { finish(304, { etag }); return; }
-      finish(200, { 'content-type': 'application/xml', etag, 'last-modified': new Date(0).toUTCString() }, body);
+      if (req.headers['if-none-match'] === etag) {
+        finish(304, { etag });
+        return;
+      }
+      finish(
+        200,
+        { 'content-type': 'application/xml', etag, 'last-modified': new Date(0).toUTCString() },
+        body,
+      );
     };
     if (scripted?.delayMs) setTimeout(answer, scripted.delayMs);
     else answer();
   }
 
   close(): Promise<void> {
-    return new Promise((r) => { this.server.close(() => r()); this.server.closeAllConnections(); });
+    return new Promise((r) => {
+      this.server.close(() => r());
+      this.server.closeAllConnections();
+    });
   }
 }

@@ -5,7 +5,17 @@ import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { verifySignature } from '@rsnotify/shared';
 import { startHub } from '@rsnotify/hub';
-import { activeCount, hubFor, linkHeader, metricValue, notificationXml, publish, receiverFor, subscribe, waitFor } from './helpers.js';
+import {
+  activeCount,
+  hubFor,
+  linkHeader,
+  metricValue,
+  notificationXml,
+  publish,
+  receiverFor,
+  subscribe,
+  waitFor,
+} from './helpers.js';
 
 const TOPIC = 'http://source.test/changes';
 
@@ -20,30 +30,59 @@ test('M-3, WH-15, RT-15: every notification reaches every subscriber once, in pu
   for (const p of ['/a', '/b', '/c']) await subscribe(hub, r, TOPIC, p);
   const tags = Array.from({ length: 60 }, (_, i) => `n${i}`);
   for (const tag of tags) {
-    assert.equal((await publish(hub.url, notificationXml(tag), { link: linkHeader(TOPIC, hub.url), authorization: `Bearer ${token}` })).status, 200);
+    assert.equal(
+      (
+        await publish(hub.url, notificationXml(tag), {
+          link: linkHeader(TOPIC, hub.url),
+          authorization: `Bearer ${token}`,
+        })
+      ).status,
+      200,
+    );
   }
-  await waitFor(() => ['/a', '/b', '/c'].every((p) => r.deliveriesTo(p).length >= tags.length), 'all deliveries');
-  for (const p of ['/a', '/b', '/c']) assert.deepEqual(tagsOf(r.deliveriesTo(p)), tags, `order at ${p}`);
+  await waitFor(
+    () => ['/a', '/b', '/c'].every((p) => r.deliveriesTo(p).length >= tags.length),
+    'all deliveries',
+  );
+  for (const p of ['/a', '/b', '/c'])
+    assert.deepEqual(tagsOf(r.deliveriesTo(p)), tags, `order at ${p}`);
   // Another topic's subscriber gets none of them (M-6).
   assert.equal(r.deliveriesTo('/other').length, 0);
 });
 
-test('WH-18: X-Hub-Signature is an HMAC-sha256 of the exact body with each subscriber\'s own secret', async (t) => {
+test("WH-18: X-Hub-Signature is an HMAC-sha256 of the exact body with each subscriber's own secret", async (t) => {
   const { hub } = await hubFor(t);
   const r = await receiverFor(t);
   const { token } = await hub.addSource('src', ['http://source.test/']);
   await subscribe(hub, r, TOPIC, '/s1', { 'hub.secret': 'secret-one' });
   await subscribe(hub, r, TOPIC, '/s2', { 'hub.secret': 'secret-two-é' });
   await subscribe(hub, r, TOPIC, '/plain');
-  assert.equal((await publish(hub.url, notificationXml('sig'), { link: linkHeader(TOPIC, hub.url), authorization: `Bearer ${token}` })).status, 200);
+  assert.equal(
+    (
+      await publish(hub.url, notificationXml('sig'), {
+        link: linkHeader(TOPIC, hub.url),
+        authorization: `Bearer ${token}`,
+      })
+    ).status,
+    200,
+  );
   await waitFor(() => r.deliveries.length === 3, 'deliveries');
   const [d1] = r.deliveriesTo('/s1');
   const [d2] = r.deliveriesTo('/s2');
   const [d3] = r.deliveriesTo('/plain');
   assert.match(String(d1!.headers['x-hub-signature']), /^sha256=[0-9a-f]{64}$/);
-  assert.deepEqual(verifySignature(String(d1!.headers['x-hub-signature']), 'secret-one', d1!.body), { ok: true, method: 'sha256' });
-  assert.deepEqual(verifySignature(String(d2!.headers['x-hub-signature']), 'secret-two-é', d2!.body), { ok: true, method: 'sha256' });
-  assert.equal(verifySignature(String(d1!.headers['x-hub-signature']), 'secret-two-é', d1!.body).ok, false);
+  assert.deepEqual(
+    verifySignature(String(d1!.headers['x-hub-signature']), 'secret-one', d1!.body),
+    { ok: true, method: 'sha256' },
+  );
+  assert.deepEqual(
+    verifySignature(String(d2!.headers['x-hub-signature']), 'secret-two-é', d2!.body),
+    { ok: true, method: 'sha256' },
+  );
+  assert.equal(
+    verifySignature(String(d1!.headers['x-hub-signature']), 'secret-two-é', d1!.body).ok,
+    false,
+  );
   assert.equal(d3!.headers['x-hub-signature'], undefined);
 });
 
@@ -56,13 +95,24 @@ test('WH-19, WH-20, RT-16: 500, 3xx and resets are retried (redirects not follow
   let calls = 0;
   r.deliver = () => (calls < script.length ? script[calls++]! : (calls++, 200));
   for (const tag of ['first', 'second']) {
-    assert.equal((await publish(hub.url, notificationXml(tag), { link: linkHeader(TOPIC, hub.url), authorization: `Bearer ${token}` })).status, 200);
+    assert.equal(
+      (
+        await publish(hub.url, notificationXml(tag), {
+          link: linkHeader(TOPIC, hub.url),
+          authorization: `Bearer ${token}`,
+        })
+      ).status,
+      200,
+    );
   }
   await waitFor(() => r.deliveries.length === 2, 'delivered after the failures');
   assert.deepEqual(tagsOf(r.deliveries), ['first', 'second'], 'order kept across retries');
   assert.equal(calls, script.length + 2);
   assert.equal(r.deliveriesTo('/moved').length, 0, 'the 302 was not followed');
-  assert.equal(await metricValue(hub, 'rsnotify_hub_deliveries_total', 'outcome="failed"'), script.length);
+  assert.equal(
+    await metricValue(hub, 'rsnotify_hub_deliveries_total', 'outcome="failed"'),
+    script.length,
+  );
   assert.equal(await metricValue(hub, 'rsnotify_hub_deliveries_total', 'outcome="delivered"'), 2);
 });
 
@@ -74,31 +124,68 @@ test('WH-19: a 410 ends the subscription; other subscribers keep receiving', asy
   await subscribe(hub, r, TOPIC, '/stays');
   r.deliver = (d) => (d.path.startsWith('/gone') ? 410 : 200);
   for (const tag of ['x1', 'x2', 'x3']) {
-    assert.equal((await publish(hub.url, notificationXml(tag), { link: linkHeader(TOPIC, hub.url), authorization: `Bearer ${token}` })).status, 200);
+    assert.equal(
+      (
+        await publish(hub.url, notificationXml(tag), {
+          link: linkHeader(TOPIC, hub.url),
+          authorization: `Bearer ${token}`,
+        })
+      ).status,
+      200,
+    );
   }
   await waitFor(() => r.deliveriesTo('/stays').length === 3, 'healthy deliveries');
   await waitFor(async () => (await activeCount(hub)) === 1, 'the 410 subscription removed');
-  assert.equal(await metricValue(hub, 'rsnotify_hub_deliveries_total', 'outcome="gone"'), 1, 'one attempt, then no more');
+  assert.equal(
+    await metricValue(hub, 'rsnotify_hub_deliveries_total', 'outcome="gone"'),
+    1,
+    'one attempt, then no more',
+  );
 });
 
 test('promise 1, WH-20: past the retry age a notification is recorded as given up and the cursor moves on', async (t) => {
-  const { hub, dbFile } = await hubFor(t, { retry: { initialDelayMs: 20, maxDelayMs: 50, maxAgeMs: 300 } });
+  const { hub, dbFile } = await hubFor(t, {
+    retry: { initialDelayMs: 20, maxDelayMs: 50, maxAgeMs: 300 },
+  });
   const r = await receiverFor(t);
   const { token } = await hub.addSource('src', ['http://source.test/']);
   await subscribe(hub, r, TOPIC, '/down');
   let down = true;
   r.deliver = () => (down ? 500 : 200);
-  assert.equal((await publish(hub.url, notificationXml('lost'), { link: linkHeader(TOPIC, hub.url), authorization: `Bearer ${token}` })).status, 200);
-  await waitFor(async () => (await metricValue(hub, 'rsnotify_hub_deliveries_total', 'outcome="gave_up"')) === 1, 'given up');
+  assert.equal(
+    (
+      await publish(hub.url, notificationXml('lost'), {
+        link: linkHeader(TOPIC, hub.url),
+        authorization: `Bearer ${token}`,
+      })
+    ).status,
+    200,
+  );
+  await waitFor(
+    async () =>
+      (await metricValue(hub, 'rsnotify_hub_deliveries_total', 'outcome="gave_up"')) === 1,
+    'given up',
+  );
   down = false;
-  assert.equal((await publish(hub.url, notificationXml('next'), { link: linkHeader(TOPIC, hub.url), authorization: `Bearer ${token}` })).status, 200);
+  assert.equal(
+    (
+      await publish(hub.url, notificationXml('next'), {
+        link: linkHeader(TOPIC, hub.url),
+        authorization: `Bearer ${token}`,
+      })
+    ).status,
+    200,
+  );
   await waitFor(() => r.deliveries.length === 1, 'the next one is delivered');
   assert.deepEqual(tagsOf(r.deliveries), ['next']);
   assert.equal(await activeCount(hub), 1, 'WH-20: the subscription stays active');
   await hub.close();
   const db = new Database(dbFile, { readonly: true });
   t.after(() => db.close());
-  const rows = db.prepare('SELECT seq, reason FROM given_up').all() as { seq: number; reason: string }[];
+  const rows = db.prepare('SELECT seq, reason FROM given_up').all() as {
+    seq: number;
+    reason: string;
+  }[];
   assert.equal(rows.length, 1);
   assert.equal(rows[0]!.seq, 1);
   assert.match(rows[0]!.reason, /status 500/);
@@ -112,12 +199,30 @@ test('M-5, promise 1: notifications accepted while a callback is down are delive
   r.deliver = 503;
   const tags = ['r1', 'r2', 'r3', 'r4'];
   for (const tag of tags) {
-    assert.equal((await publish(hub.url, notificationXml(tag), { link: linkHeader(TOPIC, hub.url), authorization: `Bearer ${token}` })).status, 200);
+    assert.equal(
+      (
+        await publish(hub.url, notificationXml(tag), {
+          link: linkHeader(TOPIC, hub.url),
+          authorization: `Bearer ${token}`,
+        })
+      ).status,
+      200,
+    );
   }
-  await waitFor(async () => (await metricValue(hub, 'rsnotify_hub_deliveries_total', 'outcome="failed"')) >= 1, 'a failed attempt');
+  await waitFor(
+    async () => (await metricValue(hub, 'rsnotify_hub_deliveries_total', 'outcome="failed"')) >= 1,
+    'a failed attempt',
+  );
   await hub.close();
   r.deliver = 200;
-  const again = await startHub({ host: '127.0.0.1', port: 0, dbFile, allowPrivateNetworks: true, logLevel: 'silent', retry: { initialDelayMs: 50, maxDelayMs: 200 } });
+  const again = await startHub({
+    host: '127.0.0.1',
+    port: 0,
+    dbFile,
+    allowPrivateNetworks: true,
+    logLevel: 'silent',
+    retry: { initialDelayMs: 50, maxDelayMs: 200 },
+  });
   t.after(() => again.close());
   await waitFor(() => r.deliveries.length >= tags.length, 'delivered after the restart');
   assert.deepEqual(tagsOf(r.deliveries), tags);
@@ -127,9 +232,25 @@ test('a new subscription starts at the end of the topic: it gets what is accepte
   const { hub } = await hubFor(t);
   const r = await receiverFor(t);
   const { token } = await hub.addSource('src', ['http://source.test/']);
-  assert.equal((await publish(hub.url, notificationXml('before'), { link: linkHeader(TOPIC, hub.url), authorization: `Bearer ${token}` })).status, 200);
+  assert.equal(
+    (
+      await publish(hub.url, notificationXml('before'), {
+        link: linkHeader(TOPIC, hub.url),
+        authorization: `Bearer ${token}`,
+      })
+    ).status,
+    200,
+  );
   await subscribe(hub, r, TOPIC, '/new');
-  assert.equal((await publish(hub.url, notificationXml('after'), { link: linkHeader(TOPIC, hub.url), authorization: `Bearer ${token}` })).status, 200);
+  assert.equal(
+    (
+      await publish(hub.url, notificationXml('after'), {
+        link: linkHeader(TOPIC, hub.url),
+        authorization: `Bearer ${token}`,
+      })
+    ).status,
+    200,
+  );
   await waitFor(() => r.deliveries.length === 1, 'delivery');
   await new Promise((res) => setTimeout(res, 100));
   assert.deepEqual(tagsOf(r.deliveries), ['after']);

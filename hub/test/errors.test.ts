@@ -78,7 +78,11 @@ test('the hub catalog lists exactly the pinned codes, each with its class and a 
 test('no RSN_ code literal in hub/src is missing from the catalogs', async () => {
   const src = fileURLToPath(new URL('../src/', import.meta.url));
   // The hub also answers with the service-kit's body-limit codes (RSN_BODY_*).
-  const known = new Set([...Object.keys(HUB_ERRORS), ...Object.keys(SHARED_ERRORS), ...Object.keys(SERVICE_KIT_ERRORS)]);
+  const known = new Set([
+    ...Object.keys(HUB_ERRORS),
+    ...Object.keys(SHARED_ERRORS),
+    ...Object.keys(SERVICE_KIT_ERRORS),
+  ]);
   const unknown: string[] = [];
   async function scan(dir: string): Promise<void> {
     for (const name of await readdir(dir)) {

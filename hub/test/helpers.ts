@@ -20,8 +20,14 @@ export interface Verification {
   readonly at: number;
 }
 
-export type VerifyBehaviour = 'echo' | 'wrong-body' | 'not-found' | 'redirect' | ((q: URLSearchParams) => { status: number; body: string; headers?: Record<string, string> });
-export type DeliverBehaviour = number | 'hang' | 'reset' | ((d: Delivery) => number | 'hang' | 'reset');
+export type VerifyBehaviour =
+  | 'echo'
+  | 'wrong-body'
+  | 'not-found'
+  | 'redirect'
+  | ((q: URLSearchParams) => { status: number; body: string; headers?: Record<string, string> });
+export type DeliverBehaviour =
+  number | 'hang' | 'reset' | ((d: Delivery) => number | 'hang' | 'reset');
 
 /** A callback receiver on 127.0.0.1: answers verifications and records deliveries per path. */
 export class Receiver {
@@ -31,7 +37,10 @@ export class Receiver {
   deliver: DeliverBehaviour = 200;
   private readonly hanging = new Set<ServerResponse>();
 
-  private constructor(private readonly server: Server, readonly baseUrl: string) {}
+  private constructor(
+    private readonly server: Server,
+    readonly baseUrl: string,
+  ) {}
 
   static async start(port = 0): Promise<Receiver> {
     let receiver!: Receiver;
@@ -57,24 +66,44 @@ export class Receiver {
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const u = new URL(req.url ?? '/', this.baseUrl);
     if (req.method === 'GET') {
-      this.verifications.push({ path: `${u.pathname}${u.search}`, query: u.searchParams, at: Date.now() });
+      this.verifications.push({
+        path: `${u.pathname}${u.search}`,
+        query: u.searchParams,
+        at: Date.now(),
+      });
       const b = this.verify;
       if (typeof b === 'function') {
         const r = b(u.searchParams);
         res.writeHead(r.status, { 'content-type': 'text/plain', ...r.headers }).end(r.body);
-      } else if (b === 'echo') res.writeHead(200, { 'content-type': 'text/plain' }).end(u.searchParams.get('hub.challenge') ?? '');
-      else if (b === 'wrong-body') res.writeHead(200).end(`${u.searchParams.get('hub.challenge') ?? ''}x`);
-      else if (b === 'redirect') res.writeHead(302, { location: `${this.baseUrl}/elsewhere${u.search}` }).end();
+      } else if (b === 'echo')
+        res
+          .writeHead(200, { 'content-type': 'text/plain' })
+          .end(u.searchParams.get('hub.challenge') ?? '');
+      else if (b === 'wrong-body')
+        res.writeHead(200).end(`${u.searchParams.get('hub.challenge') ?? ''}x`);
+      else if (b === 'redirect')
+        res.writeHead(302, { location: `${this.baseUrl}/elsewhere${u.search}` }).end();
       else res.writeHead(404).end();
       return;
     }
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const d: Delivery = { path: `${u.pathname}${u.search}`, headers: req.headers, body: Buffer.concat(chunks), at: Date.now() };
+      const d: Delivery = {
+        path: `${u.pathname}${u.search}`,
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+        at: Date.now(),
+      };
       const b = typeof this.deliver === 'function' ? this.deliver(d) : this.deliver;
-      if (b === 'hang') { this.hanging.add(res); return; }
-      if (b === 'reset') { req.socket.destroy(); return; }
+      if (b === 'hang') {
+        this.hanging.add(res);
+        return;
+      }
+      if (b === 'reset') {
+        req.socket.destroy();
+        return;
+      }
       if (b >= 200 && b < 300) this.deliveries.push(d);
       res.writeHead(b, b >= 300 && b < 400 ? { location: `${this.baseUrl}/moved` } : {}).end();
     });
@@ -90,8 +119,17 @@ export class Receiver {
 let counter = 0;
 
 /** A valid change notification (RN-1..RN-3) with `n` entries; `tag` is written into each loc. */
-export function notificationXml(tag: string, n = 1, from = '2026-01-01T00:00:00Z', until = '2026-01-01T00:00:01Z'): string {
-  const urls = Array.from({ length: n }, (_, i) => `  <url><loc>http://source.test/res/${tag}/${i}</loc><rs:md change="updated" datetime="${from}"/></url>`).join('\n');
+export function notificationXml(
+  tag: string,
+  n = 1,
+  from = '2026-01-01T00:00:00Z',
+  until = '2026-01-01T00:00:01Z',
+): string {
+  const urls = Array.from(
+    { length: n },
+    (_, i) =>
+      `  <url><loc>http://source.test/res/${tag}/${i}</loc><rs:md change="updated" datetime="${from}"/></url>`,
+  ).join('\n');
   return `<?xml version="1.0" encoding="UTF-8"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
   <rs:md capability="change-notification" from="${from}" until="${until}"/>
@@ -111,10 +149,21 @@ export async function tempDir(t: TestContext, prefix = 'rsnotify-hub-test-'): Pr
   return dir;
 }
 
-export async function hubFor(t: TestContext, options: Partial<HubOptions> = {}): Promise<{ hub: RunningHub; dir: string; dbFile: string }> {
+export async function hubFor(
+  t: TestContext,
+  options: Partial<HubOptions> = {},
+): Promise<{ hub: RunningHub; dir: string; dbFile: string }> {
   const dir = await tempDir(t);
   const dbFile = join(dir, 'hub.db');
-  const hub = await startHub({ host: '127.0.0.1', port: 0, dbFile, allowPrivateNetworks: true, logLevel: 'silent', leaseMinSeconds: 1, ...options });
+  const hub = await startHub({
+    host: '127.0.0.1',
+    port: 0,
+    dbFile,
+    allowPrivateNetworks: true,
+    logLevel: 'silent',
+    leaseMinSeconds: 1,
+    ...options,
+  });
   t.after(() => hub.close());
   return { hub, dir, dbFile };
 }
@@ -125,22 +174,43 @@ export async function receiverFor(t: TestContext): Promise<Receiver> {
   return r;
 }
 
-export interface Answer { status: number; text: string; headers: Record<string, string | string[] | undefined> }
+export interface Answer {
+  status: number;
+  text: string;
+  headers: Record<string, string | string[] | undefined>;
+}
 
-export async function postForm(url: string, params: Record<string, string | string[]> | string, headers: Record<string, string> = {}): Promise<Answer> {
+export async function postForm(
+  url: string,
+  params: Record<string, string | string[]> | string,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   let body: string;
   if (typeof params === 'string') body = params;
   else {
     const q = new URLSearchParams();
-    for (const [k, v] of Object.entries(params)) for (const one of Array.isArray(v) ? v : [v]) q.append(k, one);
+    for (const [k, v] of Object.entries(params))
+      for (const one of Array.isArray(v) ? v : [v]) q.append(k, one);
     body = q.toString();
   }
-  const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body });
+  const res = await request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body,
+  });
   return { status: res.statusCode, text: await res.body.text(), headers: res.headers };
 }
 
-export async function publish(url: string, body: string | Buffer, headers: Record<string, string>): Promise<Answer> {
-  const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/xml', ...headers }, body });
+export async function publish(
+  url: string,
+  body: string | Buffer,
+  headers: Record<string, string>,
+): Promise<Answer> {
+  const res = await request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/xml', ...headers },
+    body,
+  });
   return { status: res.statusCode, text: await res.body.text(), headers: res.headers };
 }
 
@@ -150,9 +220,20 @@ export async function get(url: string): Promise<Answer> {
 }
 
 /** Subscribes `callback` and waits until the subscription is active (the receiver echoed the challenge). */
-export async function subscribe(hub: RunningHub, receiver: Receiver, topic: string, path: string, extra: Record<string, string> = {}): Promise<void> {
+export async function subscribe(
+  hub: RunningHub,
+  receiver: Receiver,
+  topic: string,
+  path: string,
+  extra: Record<string, string> = {},
+): Promise<void> {
   const before = receiver.verificationsTo(path).length;
-  const a = await postForm(hub.url, { 'hub.mode': 'subscribe', 'hub.topic': topic, 'hub.callback': receiver.url(path), ...extra });
+  const a = await postForm(hub.url, {
+    'hub.mode': 'subscribe',
+    'hub.topic': topic,
+    'hub.callback': receiver.url(path),
+    ...extra,
+  });
   if (a.status !== 202) throw new Error(`subscribe answered ${a.status}: ${a.text}`);
   await waitFor(() => receiver.verificationsTo(path).length > before, `verification of ${path}`);
   // The subscription is applied right after the echo is read; a metrics scrape confirms it.
@@ -171,7 +252,11 @@ export async function metricValue(hub: RunningHub, name: string, labels = ''): P
   return line ? Number(line.split(' ').pop()) : 0;
 }
 
-export async function waitFor<T>(probe: () => T | Promise<T>, what: string, timeoutMs = 20_000): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  probe: () => T | Promise<T>,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<NonNullable<T>> {
   return kit.waitFor(probe, { what, timeoutMs, intervalMs: 20 });
 }
 
@@ -200,9 +285,15 @@ export interface HubProcess {
 }
 
 export function spawnHubCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): HubProcess {
-  const child = spawn(process.execPath, ['--conditions=@rsnotify/source', '--import', 'tsx', CLI, ...args], {
-    cwd: HUB_DIR, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@rsnotify/source', '--import', 'tsx', CLI, ...args],
+    {
+      cwd: HUB_DIR,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const lines: string[] = [];
   const events: Record<string, unknown>[] = [];
   const waiters: { event: string; resolve: (v: Record<string, unknown>) => void }[] = [];
@@ -212,21 +303,43 @@ export function spawnHubCli(args: readonly string[], env: NodeJS.ProcessEnv = {}
     try {
       const parsed = JSON.parse(line) as Record<string, unknown>;
       events.push(parsed);
-      for (let i = waiters.length - 1; i >= 0; i--) if (waiters[i]!.event === parsed.event) waiters.splice(i, 1)[0]!.resolve(parsed);
-    } catch { /* not JSON */ }
+      for (let i = waiters.length - 1; i >= 0; i--)
+        if (waiters[i]!.event === parsed.event) waiters.splice(i, 1)[0]!.resolve(parsed);
+    } catch {
+      /* not JSON */
+    }
   };
   createInterface({ input: child.stdout! }).on('line', onLine);
   createInterface({ input: child.stderr! }).on('line', onLine);
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return {
-    child, lines, exited,
+    child,
+    lines,
+    exited,
     waitForEvent(event, timeoutMs = 30_000) {
       const seen = events.find((e) => e.event === event);
       if (seen) return Promise.resolve(seen);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no ${event} within ${timeoutMs} ms:\n${lines.slice(-10).join('\n')}`)), timeoutMs);
-        waiters.push({ event, resolve: (v) => { clearTimeout(timer); resolve(v); } });
-        void exited.then((code) => { clearTimeout(timer); reject(new Error(`hub exited (${code}) before ${event}:\n${lines.slice(-10).join('\n')}`)); });
+        const timer = setTimeout(
+          () =>
+            reject(
+              new Error(`no ${event} within ${timeoutMs} ms:\n${lines.slice(-10).join('\n')}`),
+            ),
+          timeoutMs,
+        );
+        waiters.push({
+          event,
+          resolve: (v) => {
+            clearTimeout(timer);
+            resolve(v);
+          },
+        });
+        void exited.then((code) => {
+          clearTimeout(timer);
+          reject(
+            new Error(`hub exited (${code}) before ${event}:\n${lines.slice(-10).join('\n')}`),
+          );
+        });
       });
     },
     async kill9() {
@@ -245,7 +358,10 @@ export function spawnHubCli(args: readonly string[], env: NodeJS.ProcessEnv = {}
 }
 
 /** Runs a short CLI command to completion. */
-export async function runHubCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; lines: string[] }> {
+export async function runHubCli(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; lines: string[] }> {
   const p = spawnHubCli(args, env);
   const code = await p.exited;
   await new Promise((r) => setImmediate(r));

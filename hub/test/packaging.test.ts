@@ -8,13 +8,25 @@ import { fileURLToPath } from 'node:url';
 import { openSqliteRepository } from '../src/store/index.js';
 
 const packaging = fileURLToPath(new URL('../packaging/', import.meta.url));
-const HARDENING = ['DynamicUser=yes', 'ProtectSystem=strict', 'ProtectHome=yes', 'PrivateTmp=yes', 'NoNewPrivileges=yes',
-  'RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX', 'SystemCallFilter=@system-service', 'CapabilityBoundingSet=', 'UMask=0077'];
+const HARDENING = [
+  'DynamicUser=yes',
+  'ProtectSystem=strict',
+  'ProtectHome=yes',
+  'PrivateTmp=yes',
+  'NoNewPrivileges=yes',
+  'RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX',
+  'SystemCallFilter=@system-service',
+  'CapabilityBoundingSet=',
+  'UMask=0077',
+];
 
 for (const unit of ['rsnotify-hub.service', 'rsnotify-hub@.service']) {
   test(`packaging: ${unit} is sandboxed and runs the built CLI`, () => {
-    const lines = readFileSync(join(packaging, unit), 'utf8').split('\n').map((l) => l.trim());
-    for (const directive of HARDENING) assert.ok(lines.includes(directive), `${unit} has ${directive}`);
+    const lines = readFileSync(join(packaging, unit), 'utf8')
+      .split('\n')
+      .map((l) => l.trim());
+    for (const directive of HARDENING)
+      assert.ok(lines.includes(directive), `${unit} has ${directive}`);
     const exec = lines.find((l) => l.startsWith('ExecStart='))!;
     assert.match(exec, /^ExecStart=\/usr\/bin\/node \/opt\/rsnotify\/hub\/dist\/cli\.js serve /);
   });
@@ -33,5 +45,7 @@ test('SQLite: the database file is created 0600 (it holds subscriber secrets)', 
     const file = join(dir, 'hub.db');
     openSqliteRepository(file).close();
     assert.equal(statSync(file).mode & 0o777, 0o600);
-  } finally { rmSync(dir, { recursive: true, force: true }); }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

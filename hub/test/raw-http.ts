@@ -22,7 +22,11 @@ export interface RawRequestOptions {
   readonly timeoutMs?: number;
 }
 
-export function rawRequest(port: number, head: string, options: RawRequestOptions = {}): Promise<RawAnswer> {
+export function rawRequest(
+  port: number,
+  head: string,
+  options: RawRequestOptions = {},
+): Promise<RawAnswer> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     let received = '';
@@ -36,7 +40,12 @@ export function rawRequest(port: number, head: string, options: RawRequestOption
       clearTimeout(timer);
       socket.destroy();
       const m = /^HTTP\/1\.[01] (\d{3})/.exec(received);
-      resolve({ status: m ? Number(m[1]) : undefined, head: received.split('\r\n\r\n')[0] ?? '', sendError, bytesWritten: written });
+      resolve({
+        status: m ? Number(m[1]) : undefined,
+        head: received.split('\r\n\r\n')[0] ?? '',
+        sendError,
+        bytesWritten: written,
+      });
     };
     const timer = setTimeout(finish, options.timeoutMs ?? 20_000);
     socket.on('data', (d: Buffer) => {
@@ -47,21 +56,33 @@ export function rawRequest(port: number, head: string, options: RawRequestOption
         setTimeout(finish, 50);
       }
     });
-    socket.on('error', (err: NodeJS.ErrnoException) => { sendError ??= err.code ?? err.message; });
+    socket.on('error', (err: NodeJS.ErrnoException) => {
+      sendError ??= err.code ?? err.message;
+    });
     socket.on('close', () => setTimeout(finish, 10));
     // The listener cannot be async (a rejection would be lost): the writes run in their own task.
-    socket.on('connect', () => void (async () => {
-      socket.write(head);
-      const body = options.body;
-      if (!body) return;
-      const step = options.chunkBytes ?? 64 * 1024;
-      for (let off = 0; off < body.length && !socket.destroyed; off += step) {
-        if (options.stopOnAnswer && answered) break;
-        const chunk = body.subarray(off, off + step);
-        const ok = socket.write(chunk, (err) => { if (err) sendError ??= (err as NodeJS.ErrnoException).code ?? err.message; });
-        written += chunk.length;
-        if (!ok) await new Promise<void>((r) => { socket.once('drain', r); socket.once('close', r); });
-      }
-    })());
+    socket.on(
+      'connect',
+      () =>
+        void (async () => {
+          socket.write(head);
+          const body = options.body;
+          if (!body) return;
+          const step = options.chunkBytes ?? 64 * 1024;
+          for (let off = 0; off < body.length && !socket.destroyed; off += step) {
+            if (options.stopOnAnswer && answered) break;
+            const chunk = body.subarray(off, off + step);
+            const ok = socket.write(chunk, (err) => {
+              if (err) sendError ??= (err as NodeJS.ErrnoException).code ?? err.message;
+            });
+            written += chunk.length;
+            if (!ok)
+              await new Promise<void>((r) => {
+                socket.once('drain', r);
+                socket.once('close', r);
+              });
+          }
+        })(),
+    );
   });
 }

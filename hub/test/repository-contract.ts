@@ -5,23 +5,51 @@ import assert from 'node:assert/strict';
 import type { HubRepository } from '../src/store/index.js';
 
 const body = (s: string) => Buffer.from(s);
-const note = (topicUrl: string, tag: string, receivedAt = 1_000) => ({ topicUrl, receivedAt, contentType: 'application/xml', linkHeader: `<${topicUrl}>; rel="self"`, body: body(tag) });
-const activation = (topicUrl: string, callback: string, now: number, extra: Partial<{ secret: string; leaseExpiresAt: number }> = {}) => ({
-  topicUrl, topicAsGiven: topicUrl, callback, secret: extra.secret, algorithm: 'sha256' as const, leaseSeconds: 60,
-  leaseExpiresAt: extra.leaseExpiresAt ?? now + 60_000, now,
+const note = (topicUrl: string, tag: string, receivedAt = 1_000) => ({
+  topicUrl,
+  receivedAt,
+  contentType: 'application/xml',
+  linkHeader: `<${topicUrl}>; rel="self"`,
+  body: body(tag),
+});
+const activation = (
+  topicUrl: string,
+  callback: string,
+  now: number,
+  extra: Partial<{ secret: string; leaseExpiresAt: number }> = {},
+) => ({
+  topicUrl,
+  topicAsGiven: topicUrl,
+  callback,
+  secret: extra.secret,
+  algorithm: 'sha256' as const,
+  leaseSeconds: 60,
+  leaseExpiresAt: extra.leaseExpiresAt ?? now + 60_000,
+  now,
 });
 
-export function runRepositoryContract(engine: string, open: () => Promise<{ repo: HubRepository; reopen: () => Promise<HubRepository> }>): void {
+export function runRepositoryContract(
+  engine: string,
+  open: () => Promise<{ repo: HubRepository; reopen: () => Promise<HubRepository> }>,
+): void {
   test(`${engine}: M-3, M-5: seq = last_seq + 1 per topic, in arrival order, also when publishes are group-committed`, async () => {
     const { repo } = await open();
-    const results = await Promise.all(['a1', 'a2', 'a3'].map((tag) => repo.appendNotification(note('http://t/a', tag))));
-    assert.deepEqual(results.map((r) => r.seq), [1, 2, 3]);
+    const results = await Promise.all(
+      ['a1', 'a2', 'a3'].map((tag) => repo.appendNotification(note('http://t/a', tag))),
+    );
+    assert.deepEqual(
+      results.map((r) => r.seq),
+      [1, 2, 3],
+    );
     const b = await repo.appendNotification(note('http://t/b', 'b1'));
     assert.equal(b.seq, 1, 'each topic has its own sequence');
     const n2 = await repo.getNotification(results[1]!.topicId, 2);
     assert.equal(n2?.body.toString(), 'a2');
     assert.equal(n2?.linkHeader, '<http://t/a>; rel="self"');
-    assert.deepEqual((await repo.listTopics()).map((t) => [t.url, t.lastSeq]).sort(), [['http://t/a', 3], ['http://t/b', 1]]);
+    assert.deepEqual((await repo.listTopics()).map((t) => [t.url, t.lastSeq]).sort(), [
+      ['http://t/a', 3],
+      ['http://t/b', 1],
+    ]);
     await repo.close();
   });
 
@@ -29,10 +57,29 @@ export function runRepositoryContract(engine: string, open: () => Promise<{ repo
     const { repo } = await open();
     await repo.appendNotification(note('http://t/a', 'x'));
     await repo.appendNotification(note('http://t/a', 'y'));
-    const s = await repo.activateSubscription(activation('http://t/a', 'http://cb/1', 10_000, { secret: 'one' }));
+    const s = await repo.activateSubscription(
+      activation('http://t/a', 'http://cb/1', 10_000, { secret: 'one' }),
+    );
     assert.equal(s.deliveredSeq, 2);
-    await repo.saveCursors([{ subscriptionId: s.id, deliveredSeq: 1, attempts: 0, nextAttemptAt: 0, firstFailedAt: undefined, lastStatus: 200, lastError: undefined }], 10_001);
-    assert.equal((await repo.listSubscriptions())[0]!.deliveredSeq, 2, 'a cursor never moves backwards');
+    await repo.saveCursors(
+      [
+        {
+          subscriptionId: s.id,
+          deliveredSeq: 1,
+          attempts: 0,
+          nextAttemptAt: 0,
+          firstFailedAt: undefined,
+          lastStatus: 200,
+          lastError: undefined,
+        },
+      ],
+      10_001,
+    );
+    assert.equal(
+      (await repo.listSubscriptions())[0]!.deliveredSeq,
+      2,
+      'a cursor never moves backwards',
+    );
     await repo.appendNotification(note('http://t/a', 'z'));
     const again = await repo.activateSubscription(activation('http://t/a', 'http://cb/1', 11_000));
     assert.equal(again.id, s.id, 'one subscription per (topic, callback)');
@@ -44,15 +91,22 @@ export function runRepositoryContract(engine: string, open: () => Promise<{ repo
   test(`${engine}: WH-13: a renewal after the lease lapsed restarts at the topic end; expired rows are swept`, async () => {
     const { repo } = await open();
     await repo.appendNotification(note('http://t/a', 'x'));
-    const s = await repo.activateSubscription(activation('http://t/a', 'http://cb/1', 1_000, { leaseExpiresAt: 2_000 }));
+    const s = await repo.activateSubscription(
+      activation('http://t/a', 'http://cb/1', 1_000, { leaseExpiresAt: 2_000 }),
+    );
     await repo.appendNotification(note('http://t/a', 'while-lapsed'));
     assert.deepEqual(await repo.countSubscriptions(3_000), { active: 0, expired: 1, pending: 0 });
     const renewed = await repo.activateSubscription(activation('http://t/a', 'http://cb/1', 3_000));
     assert.equal(renewed.id, s.id);
     assert.equal(renewed.deliveredSeq, 2);
-    await repo.activateSubscription(activation('http://t/a', 'http://cb/2', 3_000, { leaseExpiresAt: 3_500 }));
+    await repo.activateSubscription(
+      activation('http://t/a', 'http://cb/2', 3_000, { leaseExpiresAt: 3_500 }),
+    );
     const swept = await repo.removeExpiredSubscriptions(4_000);
-    assert.deepEqual(swept.map((x) => x.callback), ['http://cb/2']);
+    assert.deepEqual(
+      swept.map((x) => x.callback),
+      ['http://cb/2'],
+    );
     assert.equal(swept[0]!.topicUrl, 'http://t/a');
     await repo.close();
   });
@@ -61,8 +115,26 @@ export function runRepositoryContract(engine: string, open: () => Promise<{ repo
     const { repo } = await open();
     const s = await repo.activateSubscription(activation('http://t/a', 'http://cb/1', 1_000));
     await repo.appendNotification(note('http://t/a', 'x'));
-    await repo.saveCursors([{ subscriptionId: s.id, deliveredSeq: 1, attempts: 0, nextAttemptAt: 0, firstFailedAt: undefined, lastStatus: 500, lastError: undefined,
-      givenUp: { seq: 1, reason: 'retry age exceeded', topicId: s.topicId, callback: s.callback } }], 2_000);
+    await repo.saveCursors(
+      [
+        {
+          subscriptionId: s.id,
+          deliveredSeq: 1,
+          attempts: 0,
+          nextAttemptAt: 0,
+          firstFailedAt: undefined,
+          lastStatus: 500,
+          lastError: undefined,
+          givenUp: {
+            seq: 1,
+            reason: 'retry age exceeded',
+            topicId: s.topicId,
+            callback: s.callback,
+          },
+        },
+      ],
+      2_000,
+    );
     assert.equal(await repo.countGivenUp(), 1);
     assert.equal((await repo.listSubscriptions())[0]!.deliveredSeq, 1);
     await repo.close();
@@ -74,9 +146,26 @@ export function runRepositoryContract(engine: string, open: () => Promise<{ repo
     await repo.activateSubscription(activation('http://t/a', 'http://cb/2', 0));
     for (const tag of ['1', '2', '3']) await repo.appendNotification(note('http://t/a', tag, 100));
     await repo.appendNotification(note('http://t/lonely', 'nobody listens', 100));
-    await repo.saveCursors([{ subscriptionId: s1.id, deliveredSeq: 3, attempts: 0, nextAttemptAt: 0, firstFailedAt: undefined, lastStatus: 200, lastError: undefined }], 200);
+    await repo.saveCursors(
+      [
+        {
+          subscriptionId: s1.id,
+          deliveredSeq: 3,
+          attempts: 0,
+          nextAttemptAt: 0,
+          firstFailedAt: undefined,
+          lastStatus: 200,
+          lastError: undefined,
+        },
+      ],
+      200,
+    );
     assert.equal(await repo.pruneNotifications(50), 0, 'nothing older than the replay window');
-    assert.equal(await repo.pruneNotifications(1_000), 1, 'only the unsubscribed topic\'s notification goes; cb/2 still needs 1..3');
+    assert.equal(
+      await repo.pruneNotifications(1_000),
+      1,
+      "only the unsubscribed topic's notification goes; cb/2 still needs 1..3",
+    );
     const topicId = (await repo.listTopics()).find((t) => t.url === 'http://t/a')!.id;
     assert.ok(await repo.getNotification(topicId, 1));
     await repo.close();
@@ -84,14 +173,30 @@ export function runRepositoryContract(engine: string, open: () => Promise<{ repo
 
   test(`${engine}: WH-3, WH-9: intents persist, the newest request for a pair supersedes older pending ones`, async () => {
     const { repo, reopen } = await open();
-    const base = { topicUrl: 'http://t/a', topicAsGiven: 'http://t/a', callback: 'http://cb/1', secret: undefined, leaseSeconds: 60, reason: undefined, createdAt: 0 };
+    const base = {
+      topicUrl: 'http://t/a',
+      topicAsGiven: 'http://t/a',
+      callback: 'http://cb/1',
+      secret: undefined,
+      leaseSeconds: 60,
+      reason: undefined,
+      createdAt: 0,
+    };
     await repo.addIntent({ ...base, mode: 'subscribe', nextAttemptAt: 10 });
     const newest = await repo.addIntent({ ...base, mode: 'unsubscribe', nextAttemptAt: 10 });
-    await repo.addIntent({ ...base, callback: 'http://cb/2', mode: 'subscribe', nextAttemptAt: 50 });
+    await repo.addIntent({
+      ...base,
+      callback: 'http://cb/2',
+      mode: 'subscribe',
+      nextAttemptAt: 50,
+    });
     await repo.close();
     const again = await reopen();
     const due = await again.dueIntents(20, 10);
-    assert.deepEqual(due.map((i) => [i.id, i.mode]), [[newest.id, 'unsubscribe']]);
+    assert.deepEqual(
+      due.map((i) => [i.id, i.mode]),
+      [[newest.id, 'unsubscribe']],
+    );
     assert.equal(await again.nextIntentDueAt(), 10);
     await again.rescheduleIntent(newest.id, 1, 100);
     assert.equal(await again.nextIntentDueAt(), 50);
@@ -102,14 +207,47 @@ export function runRepositoryContract(engine: string, open: () => Promise<{ repo
 
   test(`${engine}: RT-5: Sources with prefixes; a name or a prefix cannot be taken twice; removal cascades`, async () => {
     const { repo } = await open();
-    await repo.addSource({ name: 'one', tokenHash: 'aa', topicPrefixes: ['http://a/'], callbackPrefixes: ['https://cb/'], now: 0 });
-    await assert.rejects(repo.addSource({ name: 'one', tokenHash: 'bb', topicPrefixes: ['http://b/'], callbackPrefixes: [], now: 0 }), { code: 'RSN_SOURCE_EXISTS' });
-    await assert.rejects(repo.addSource({ name: 'two', tokenHash: 'bb', topicPrefixes: ['http://a/'], callbackPrefixes: [], now: 0 }), { code: 'RSN_PREFIX_TAKEN' });
+    await repo.addSource({
+      name: 'one',
+      tokenHash: 'aa',
+      topicPrefixes: ['http://a/'],
+      callbackPrefixes: ['https://cb/'],
+      now: 0,
+    });
+    await assert.rejects(
+      repo.addSource({
+        name: 'one',
+        tokenHash: 'bb',
+        topicPrefixes: ['http://b/'],
+        callbackPrefixes: [],
+        now: 0,
+      }),
+      { code: 'RSN_SOURCE_EXISTS' },
+    );
+    await assert.rejects(
+      repo.addSource({
+        name: 'two',
+        tokenHash: 'bb',
+        topicPrefixes: ['http://a/'],
+        callbackPrefixes: [],
+        now: 0,
+      }),
+      { code: 'RSN_PREFIX_TAKEN' },
+    );
     const [s] = await repo.listSources();
-    assert.deepEqual([s!.name, s!.topicPrefixes, s!.callbackPrefixes], ['one', ['http://a/'], ['https://cb/']]);
+    assert.deepEqual(
+      [s!.name, s!.topicPrefixes, s!.callbackPrefixes],
+      ['one', ['http://a/'], ['https://cb/']],
+    );
     assert.equal(await repo.removeSource('one'), true);
     assert.equal(await repo.removeSource('one'), false);
-    await repo.addSource({ name: 'two', tokenHash: 'bb', topicPrefixes: ['http://a/'], callbackPrefixes: [], now: 0 });
+    await repo.addSource({
+      name: 'two',
+      tokenHash: 'bb',
+      topicPrefixes: ['http://a/'],
+      callbackPrefixes: [],
+      now: 0,
+    });
     await repo.close();
   });
 }

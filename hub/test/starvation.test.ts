@@ -6,7 +6,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  activeCount, hubFor, linkHeader, metricValue, notificationXml, postForm, publish, receiverFor, uniqueName, waitFor,
+  activeCount,
+  hubFor,
+  linkHeader,
+  metricValue,
+  notificationXml,
+  postForm,
+  publish,
+  receiverFor,
+  uniqueName,
+  waitFor,
   type Receiver,
 } from './helpers.js';
 import type { RunningHub } from '@rsnotify/hub';
@@ -15,15 +24,23 @@ const TOPIC = 'http://source.test/starve/topic';
 
 async function subscribeMany(hub: RunningHub, receiver: Receiver, paths: string[]): Promise<void> {
   for (let i = 0; i < paths.length; i += 25) {
-    await Promise.all(paths.slice(i, i + 25).map(async (p) => {
-      const a = await postForm(hub.url, { 'hub.mode': 'subscribe', 'hub.topic': TOPIC, 'hub.callback': receiver.url(p) });
-      assert.equal(a.status, 202);
-    }));
+    await Promise.all(
+      paths.slice(i, i + 25).map(async (p) => {
+        const a = await postForm(hub.url, {
+          'hub.mode': 'subscribe',
+          'hub.topic': TOPIC,
+          'hub.callback': receiver.url(p),
+        });
+        assert.equal(a.status, 202);
+      }),
+    );
   }
 }
 
 function tagsOf(receiver: Receiver, path: string): string[] {
-  return receiver.deliveries.filter((d) => d.path === path).map((d) => /res\/([^/]+)\//.exec(d.body.toString('utf8'))?.[1] ?? '?');
+  return receiver.deliveries
+    .filter((d) => d.path === path)
+    .map((d) => /res\/([^/]+)\//.exec(d.body.toString('utf8'))?.[1] ?? '?');
 }
 
 const HUB_OPTIONS = {
@@ -55,7 +72,11 @@ test('probe: 300 hanging callbacks on one origin do not delay a healthy one on a
   assert.deepEqual(tagsOf(healthy, '/healthy'), ['n1', 'n2']);
 
   hanging.deliver = 200;
-  await waitFor(() => paths.every((p) => hanging.deliveriesTo(p).length >= 2), 'every hanging callback delivered after recovery', 120_000);
+  await waitFor(
+    () => paths.every((p) => hanging.deliveriesTo(p).length >= 2),
+    'every hanging callback delivered after recovery',
+    120_000,
+  );
   for (const p of paths) assert.deepEqual(tagsOf(hanging, p), ['n1', 'n2'], `order for ${p}`);
 });
 
@@ -81,10 +102,23 @@ test('probe: 20 hanging callbacks and a healthy one on the same origin: the heal
 
   // The hanging ones time out, the origin's breaker opens; a second publish still reaches the
   // healthy callback (its record is clean), and after recovery everyone has both, in order.
-  await waitFor(async () => (await metricValue(hub, 'rsnotify_hub_deliveries_total', 'outcome="failed"')) >= 5, 'hanging deliveries timed out', 30_000);
+  await waitFor(
+    async () => (await metricValue(hub, 'rsnotify_hub_deliveries_total', 'outcome="failed"')) >= 5,
+    'hanging deliveries timed out',
+    30_000,
+  );
   assert.equal((await publish(hub.url, notificationXml('n2'), headers)).status, 200);
-  await waitFor(() => receiver.deliveriesTo('/healthy').length === 2, 'healthy callback got the second notification', 30_000);
+  await waitFor(
+    () => receiver.deliveriesTo('/healthy').length === 2,
+    'healthy callback got the second notification',
+    30_000,
+  );
   hang = false;
-  await waitFor(() => paths.every((p) => receiver.deliveriesTo(p).length >= 2), 'every hanging callback delivered after recovery', 120_000);
-  for (const p of [...paths, '/healthy']) assert.deepEqual(tagsOf(receiver, p), ['n1', 'n2'], `order for ${p}`);
+  await waitFor(
+    () => paths.every((p) => receiver.deliveriesTo(p).length >= 2),
+    'every hanging callback delivered after recovery',
+    120_000,
+  );
+  for (const p of [...paths, '/healthy'])
+    assert.deepEqual(tagsOf(receiver, p), ['n1', 'n2'], `order for ${p}`);
 });

@@ -25,9 +25,19 @@ test('sqlite: WAL mode, migrations recorded once, reopening an existing database
   const db = new Database(file, { readonly: true });
   try {
     assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
-    const journal = JSON.parse(readFileSync(fileURLToPath(new URL('../drizzle/meta/_journal.json', import.meta.url)), 'utf8')) as { entries: unknown[] };
-    assert.equal((db.prepare('SELECT COUNT(*) AS n FROM __drizzle_migrations').get() as { n: number }).n, journal.entries.length);
-  } finally { db.close(); }
+    const journal = JSON.parse(
+      readFileSync(
+        fileURLToPath(new URL('../drizzle/meta/_journal.json', import.meta.url)),
+        'utf8',
+      ),
+    ) as { entries: unknown[] };
+    assert.equal(
+      (db.prepare('SELECT COUNT(*) AS n FROM __drizzle_migrations').get() as { n: number }).n,
+      journal.entries.length,
+    );
+  } finally {
+    db.close();
+  }
 });
 
 test('sqlite: an unopenable database file is a typed error', () => {
@@ -35,5 +45,7 @@ test('sqlite: an unopenable database file is a typed error', () => {
   // mkdir never returns there).
   const notADirectory = join(root, 'plain-file');
   writeFileSync(notADirectory, 'x');
-  assert.throws(() => openSqliteRepository(join(notADirectory, 'hub.db')), { code: 'RSN_STORE_OPEN_FAILED' });
+  assert.throws(() => openSqliteRepository(join(notADirectory, 'hub.db')), {
+    code: 'RSN_STORE_OPEN_FAILED',
+  });
 });

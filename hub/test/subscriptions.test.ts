@@ -2,7 +2,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  Receiver, activeCount, get, hubFor, linkHeader, notificationXml, postForm, publish, receiverFor, subscribe, waitFor,
+  Receiver,
+  activeCount,
+  get,
+  hubFor,
+  linkHeader,
+  notificationXml,
+  postForm,
+  publish,
+  receiverFor,
+  subscribe,
+  waitFor,
 } from './helpers.js';
 import { verifySignature } from '@rsnotify/shared';
 import { startHub } from '@rsnotify/hub';
@@ -12,30 +22,58 @@ const TOPIC = 'http://source.test/changes';
 test('WH-1, WH-3, RT-8, RT-9, RT-10, WH-11: 202, then a GET with mode, topic as given, a fresh challenge and the lease', async (t) => {
   const { hub } = await hubFor(t, { leaseDefaultSeconds: 3600 });
   const r = await receiverFor(t);
-  const a = await postForm(hub.url, { 'hub.mode': 'subscribe', 'hub.topic': TOPIC, 'hub.callback': r.url('/one'), 'hub.lease_seconds': '1200' });
+  const a = await postForm(hub.url, {
+    'hub.mode': 'subscribe',
+    'hub.topic': TOPIC,
+    'hub.callback': r.url('/one'),
+    'hub.lease_seconds': '1200',
+  });
   assert.equal(a.status, 202);
-  const [v] = await waitFor(() => (r.verificationsTo('/one').length ? r.verificationsTo('/one') : undefined), 'verification');
+  const [v] = await waitFor(
+    () => (r.verificationsTo('/one').length ? r.verificationsTo('/one') : undefined),
+    'verification',
+  );
   assert.equal(v!.query.get('hub.mode'), 'subscribe');
   assert.equal(v!.query.get('hub.topic'), TOPIC);
   assert.equal(v!.query.get('hub.lease_seconds'), '1200');
   const c1 = v!.query.get('hub.challenge')!;
   assert.ok(c1.length >= 16, 'a random challenge');
   // A second request gets a different challenge (WH-11: SHOULD be single-use).
-  await postForm(hub.url, { 'hub.mode': 'subscribe', 'hub.topic': TOPIC, 'hub.callback': r.url('/one') });
+  await postForm(hub.url, {
+    'hub.mode': 'subscribe',
+    'hub.topic': TOPIC,
+    'hub.callback': r.url('/one'),
+  });
   await waitFor(() => r.verificationsTo('/one').length === 2, 'second verification');
   assert.notEqual(r.verificationsTo('/one')[1]!.query.get('hub.challenge'), c1);
-  assert.equal(r.verificationsTo('/one')[1]!.query.get('hub.lease_seconds'), '3600', 'WH-13: the default applies when none is requested');
+  assert.equal(
+    r.verificationsTo('/one')[1]!.query.get('hub.lease_seconds'),
+    '3600',
+    'WH-13: the default applies when none is requested',
+  );
 });
 
 test('WH-3: the answer is 202 even when verification will fail, and nothing is subscribed', async (t) => {
   const { hub } = await hubFor(t);
   const r = await receiverFor(t);
   r.verify = 'not-found';
-  const a = await postForm(hub.url, { 'hub.mode': 'subscribe', 'hub.topic': TOPIC, 'hub.callback': r.url('/nope') });
+  const a = await postForm(hub.url, {
+    'hub.mode': 'subscribe',
+    'hub.topic': TOPIC,
+    'hub.callback': r.url('/nope'),
+  });
   assert.equal(a.status, 202);
   await waitFor(() => r.verificationsTo('/nope').length === 1, 'verification attempt');
   const { token } = await hub.addSource('src', ['http://source.test/']);
-  assert.equal((await publish(hub.url, notificationXml('x'), { link: linkHeader(TOPIC, hub.url), authorization: `Bearer ${token}` })).status, 200);
+  assert.equal(
+    (
+      await publish(hub.url, notificationXml('x'), {
+        link: linkHeader(TOPIC, hub.url),
+        authorization: `Bearer ${token}`,
+      })
+    ).status,
+    200,
+  );
   await new Promise((res) => setTimeout(res, 300));
   assert.equal(r.deliveries.length, 0);
   assert.equal(await activeCount(hub), 0);
@@ -47,8 +85,18 @@ test('WH-4: request errors get a 4xx with a plain-text reason', async (t) => {
     [{ 'hub.topic': TOPIC, 'hub.callback': 'http://127.0.0.1:1/cb' }, /hub\.mode is missing/],
     [{ 'hub.mode': 'subscribe', 'hub.callback': 'http://127.0.0.1:1/cb' }, /hub\.topic is missing/],
     [{ 'hub.mode': 'subscribe', 'hub.topic': TOPIC }, /hub\.callback is missing/],
-    [{ 'hub.mode': 'subscribe', 'hub.topic': 'not a url', 'hub.callback': 'http://127.0.0.1:1/cb' }, /hub\.topic is not an absolute URL/],
-    [{ 'hub.mode': 'explode', 'hub.topic': TOPIC, 'hub.callback': 'http://127.0.0.1:1/cb' }, /hub\.mode must be/],
+    [
+      {
+        'hub.mode': 'subscribe',
+        'hub.topic': 'not a url',
+        'hub.callback': 'http://127.0.0.1:1/cb',
+      },
+      /hub\.topic is not an absolute URL/,
+    ],
+    [
+      { 'hub.mode': 'explode', 'hub.topic': TOPIC, 'hub.callback': 'http://127.0.0.1:1/cb' },
+      /hub\.mode must be/,
+    ],
     ['%%%&&&===', /hub\.mode is missing/], // a malformed form body
   ];
   for (const [params, reason] of rows) {
@@ -62,7 +110,12 @@ test('WH-4: request errors get a 4xx with a plain-text reason', async (t) => {
 test('WH-8: a secret of 200 bytes or more is refused with 400', async (t) => {
   const { hub } = await hubFor(t);
   const r = await receiverFor(t);
-  const a = await postForm(hub.url, { 'hub.mode': 'subscribe', 'hub.topic': TOPIC, 'hub.callback': r.url('/s'), 'hub.secret': 'x'.repeat(200) });
+  const a = await postForm(hub.url, {
+    'hub.mode': 'subscribe',
+    'hub.topic': TOPIC,
+    'hub.callback': r.url('/s'),
+    'hub.secret': 'x'.repeat(200),
+  });
   assert.equal(a.status, 400);
   assert.match(a.text, /200 bytes/);
   assert.equal(r.verifications.length, 0);
@@ -70,10 +123,18 @@ test('WH-8: a secret of 200 bytes or more is refused with 400', async (t) => {
 
 test('WH-4, promise 4: a callback on a private address is refused unless private networks are allowed', async (t) => {
   const { hub } = await hubFor(t, { allowPrivateNetworks: false });
-  const a = await postForm(hub.url, { 'hub.mode': 'subscribe', 'hub.topic': TOPIC, 'hub.callback': 'http://127.0.0.1:9/cb' });
+  const a = await postForm(hub.url, {
+    'hub.mode': 'subscribe',
+    'hub.topic': TOPIC,
+    'hub.callback': 'http://127.0.0.1:9/cb',
+  });
   assert.equal(a.status, 400);
   assert.match(a.text, /refus/);
-  const b = await postForm(hub.url, { 'hub.mode': 'subscribe', 'hub.topic': TOPIC, 'hub.callback': 'http://10.1.2.3/cb' });
+  const b = await postForm(hub.url, {
+    'hub.mode': 'subscribe',
+    'hub.topic': TOPIC,
+    'hub.callback': 'http://10.1.2.3/cb',
+  });
   assert.equal(b.status, 400);
 });
 
@@ -81,16 +142,42 @@ test('WH-6, WH-7, WH-15: unreserved characters decoded, callback query preserved
   const { hub } = await hubFor(t);
   const r = await receiverFor(t);
   const { token } = await hub.addSource('src', ['http://source.test/']);
-  const a = await postForm(hub.url, { 'hub.mode': 'subscribe', 'hub.topic': 'http://source.test/%7Echanges', 'hub.callback': `${r.url('/q')}?sub=42&hub.extra=keep` });
+  const a = await postForm(hub.url, {
+    'hub.mode': 'subscribe',
+    'hub.topic': 'http://source.test/%7Echanges',
+    'hub.callback': `${r.url('/q')}?sub=42&hub.extra=keep`,
+  });
   assert.equal(a.status, 202);
-  const [v] = await waitFor(() => (r.verificationsTo('/q').length ? r.verificationsTo('/q') : undefined), 'verification');
+  const [v] = await waitFor(
+    () => (r.verificationsTo('/q').length ? r.verificationsTo('/q') : undefined),
+    'verification',
+  );
   assert.ok(v!.path.startsWith('/q?sub=42&hub.extra=keep&hub.mode=subscribe'), v!.path);
-  assert.equal(v!.query.get('hub.topic'), 'http://source.test/%7Echanges', 'WH-11: hub.topic exactly as given');
+  assert.equal(
+    v!.query.get('hub.topic'),
+    'http://source.test/%7Echanges',
+    'WH-11: hub.topic exactly as given',
+  );
   await waitFor(async () => (await activeCount(hub)) === 1, 'active');
   // Published under the decoded form: the same channel (WH-6, M-6).
-  assert.equal((await publish(hub.url, notificationXml('q'), { link: linkHeader('http://source.test/~changes', hub.url), authorization: `Bearer ${token}` })).status, 200);
-  const [d] = await waitFor(() => (r.deliveriesTo('/q').length ? r.deliveriesTo('/q') : undefined), 'delivery');
-  assert.equal(d!.path, '/q?sub=42&hub.extra=keep', 'WH-15: POST to the exact callback, query string in the URL');
+  assert.equal(
+    (
+      await publish(hub.url, notificationXml('q'), {
+        link: linkHeader('http://source.test/~changes', hub.url),
+        authorization: `Bearer ${token}`,
+      })
+    ).status,
+    200,
+  );
+  const [d] = await waitFor(
+    () => (r.deliveriesTo('/q').length ? r.deliveriesTo('/q') : undefined),
+    'delivery',
+  );
+  assert.equal(
+    d!.path,
+    '/q?sub=42&hub.extra=keep',
+    'WH-15: POST to the exact callback, query string in the URL',
+  );
 });
 
 test('WH-9, WH-18: a re-subscription replaces the secret only once verified; without a secret deliveries are unsigned', async (t) => {
@@ -98,25 +185,47 @@ test('WH-9, WH-18: a re-subscription replaces the secret only once verified; wit
   const r = await receiverFor(t);
   const { token } = await hub.addSource('src', ['http://source.test/']);
   const send = async (tag: string) => {
-    const a = await publish(hub.url, notificationXml(tag), { link: linkHeader(TOPIC, hub.url), authorization: `Bearer ${token}` });
+    const a = await publish(hub.url, notificationXml(tag), {
+      link: linkHeader(TOPIC, hub.url),
+      authorization: `Bearer ${token}`,
+    });
     assert.equal(a.status, 200);
-    return await waitFor(() => r.deliveries.find((d) => d.body.toString().includes(`/res/${tag}/`)), `delivery ${tag}`);
+    return await waitFor(
+      () => r.deliveries.find((d) => d.body.toString().includes(`/res/${tag}/`)),
+      `delivery ${tag}`,
+    );
   };
   await subscribe(hub, r, TOPIC, '/w', { 'hub.secret': 'first-secret' });
   const d1 = await send('one');
-  assert.deepEqual(verifySignature(String(d1.headers['x-hub-signature']), 'first-secret', d1.body), { ok: true, method: 'sha256' });
+  assert.deepEqual(
+    verifySignature(String(d1.headers['x-hub-signature']), 'first-secret', d1.body),
+    { ok: true, method: 'sha256' },
+  );
 
   // A re-subscription whose verification fails leaves the old secret in force.
   r.verify = 'wrong-body';
-  await postForm(hub.url, { 'hub.mode': 'subscribe', 'hub.topic': TOPIC, 'hub.callback': r.url('/w'), 'hub.secret': 'second-secret' });
+  await postForm(hub.url, {
+    'hub.mode': 'subscribe',
+    'hub.topic': TOPIC,
+    'hub.callback': r.url('/w'),
+    'hub.secret': 'second-secret',
+  });
   await waitFor(() => r.verificationsTo('/w').length === 2, 'failed re-verification');
   await new Promise((res) => setTimeout(res, 100));
   const d2 = await send('two');
-  assert.equal(verifySignature(String(d2.headers['x-hub-signature']), 'first-secret', d2.body).ok, true);
+  assert.equal(
+    verifySignature(String(d2.headers['x-hub-signature']), 'first-secret', d2.body).ok,
+    true,
+  );
 
   // A verified one replaces it.
   r.verify = 'echo';
-  await postForm(hub.url, { 'hub.mode': 'subscribe', 'hub.topic': TOPIC, 'hub.callback': r.url('/w'), 'hub.secret': 'second-secret' });
+  await postForm(hub.url, {
+    'hub.mode': 'subscribe',
+    'hub.topic': TOPIC,
+    'hub.callback': r.url('/w'),
+    'hub.secret': 'second-secret',
+  });
   await waitFor(() => r.verificationsTo('/w').length === 3, 'second verification');
   await waitFor(async () => {
     const d = await send(`three-${Date.now()}`);
@@ -124,9 +233,16 @@ test('WH-9, WH-18: a re-subscription replaces the secret only once verified; wit
   }, 'signed with the new secret');
 
   // Re-subscribing without a secret makes deliveries unsigned.
-  await postForm(hub.url, { 'hub.mode': 'subscribe', 'hub.topic': TOPIC, 'hub.callback': r.url('/w') });
+  await postForm(hub.url, {
+    'hub.mode': 'subscribe',
+    'hub.topic': TOPIC,
+    'hub.callback': r.url('/w'),
+  });
   await waitFor(() => r.verificationsTo('/w').length === 4, 'third verification');
-  await waitFor(async () => (await send(`four-${Date.now()}`)).headers['x-hub-signature'] === undefined, 'unsigned delivery');
+  await waitFor(
+    async () => (await send(`four-${Date.now()}`)).headers['x-hub-signature'] === undefined,
+    'unsigned delivery',
+  );
   assert.equal(await activeCount(hub), 1, 'still one subscription per (topic, callback)');
 });
 
@@ -136,7 +252,17 @@ test('WH-10, RT-14: unsubscription is verified; a refused one changes nothing, a
   const { token } = await hub.addSource('src', ['http://source.test/']);
   await subscribe(hub, r, TOPIC, '/u');
   r.verify = 'not-found';
-  assert.equal((await postForm(hub.url, { 'hub.mode': 'unsubscribe', 'hub.topic': TOPIC, 'hub.callback': r.url('/u'), 'hub.lease_seconds': '5' })).status, 202);
+  assert.equal(
+    (
+      await postForm(hub.url, {
+        'hub.mode': 'unsubscribe',
+        'hub.topic': TOPIC,
+        'hub.callback': r.url('/u'),
+        'hub.lease_seconds': '5',
+      })
+    ).status,
+    202,
+  );
   await waitFor(() => r.verificationsTo('/u').length === 2, 'unsubscribe verification');
   const v = r.verificationsTo('/u')[1]!;
   assert.equal(v.query.get('hub.mode'), 'unsubscribe');
@@ -145,9 +271,26 @@ test('WH-10, RT-14: unsubscription is verified; a refused one changes nothing, a
   assert.equal(await activeCount(hub), 1, 'refused unsubscription: still subscribed');
 
   r.verify = 'echo';
-  assert.equal((await postForm(hub.url, { 'hub.mode': 'unsubscribe', 'hub.topic': TOPIC, 'hub.callback': r.url('/u') })).status, 202);
+  assert.equal(
+    (
+      await postForm(hub.url, {
+        'hub.mode': 'unsubscribe',
+        'hub.topic': TOPIC,
+        'hub.callback': r.url('/u'),
+      })
+    ).status,
+    202,
+  );
   await waitFor(async () => (await activeCount(hub)) === 0, 'unsubscribed');
-  assert.equal((await publish(hub.url, notificationXml('after'), { link: linkHeader(TOPIC, hub.url), authorization: `Bearer ${token}` })).status, 200);
+  assert.equal(
+    (
+      await publish(hub.url, notificationXml('after'), {
+        link: linkHeader(TOPIC, hub.url),
+        authorization: `Bearer ${token}`,
+      })
+    ).status,
+    200,
+  );
   await new Promise((res) => setTimeout(res, 300));
   assert.equal(r.deliveries.length, 0);
 });
@@ -155,9 +298,22 @@ test('WH-10, RT-14: unsubscription is verified; a refused one changes nothing, a
 test('WH-12: a 2xx with another body, a redirect, or a 404 is a failed verification', async (t) => {
   const { hub } = await hubFor(t);
   const r = await receiverFor(t);
-  for (const [behaviour, path] of [['wrong-body', '/wb'], ['redirect', '/rd'], ['not-found', '/nf']] as const) {
+  for (const [behaviour, path] of [
+    ['wrong-body', '/wb'],
+    ['redirect', '/rd'],
+    ['not-found', '/nf'],
+  ] as const) {
     r.verify = behaviour;
-    assert.equal((await postForm(hub.url, { 'hub.mode': 'subscribe', 'hub.topic': TOPIC, 'hub.callback': r.url(path) })).status, 202);
+    assert.equal(
+      (
+        await postForm(hub.url, {
+          'hub.mode': 'subscribe',
+          'hub.topic': TOPIC,
+          'hub.callback': r.url(path),
+        })
+      ).status,
+      202,
+    );
     await waitFor(() => r.verificationsTo(path).length === 1, `verification ${path}`);
   }
   await new Promise((res) => setTimeout(res, 200));
@@ -166,23 +322,64 @@ test('WH-12: a 2xx with another body, a redirect, or a 404 is a failed verificat
 });
 
 test('WH-13, RT-11: leases are clamped to the bounds and expiry is enforced', async (t) => {
-  const { hub } = await hubFor(t, { leaseMinSeconds: 1, leaseDefaultSeconds: 2, leaseMaxSeconds: 2 });
+  const { hub } = await hubFor(t, {
+    leaseMinSeconds: 1,
+    leaseDefaultSeconds: 2,
+    leaseMaxSeconds: 2,
+  });
   const r = await receiverFor(t);
   const { token } = await hub.addSource('src', ['http://source.test/']);
-  await postForm(hub.url, { 'hub.mode': 'subscribe', 'hub.topic': TOPIC, 'hub.callback': r.url('/lease'), 'hub.lease_seconds': '999999' });
+  await postForm(hub.url, {
+    'hub.mode': 'subscribe',
+    'hub.topic': TOPIC,
+    'hub.callback': r.url('/lease'),
+    'hub.lease_seconds': '999999',
+  });
   await waitFor(() => r.verificationsTo('/lease').length === 1, 'verification');
-  assert.equal(r.verificationsTo('/lease')[0]!.query.get('hub.lease_seconds'), '2', 'clamped to the maximum');
+  assert.equal(
+    r.verificationsTo('/lease')[0]!.query.get('hub.lease_seconds'),
+    '2',
+    'clamped to the maximum',
+  );
   await waitFor(async () => (await activeCount(hub)) === 1, 'active');
-  assert.equal((await publish(hub.url, notificationXml('in-lease'), { link: linkHeader(TOPIC, hub.url), authorization: `Bearer ${token}` })).status, 200);
+  assert.equal(
+    (
+      await publish(hub.url, notificationXml('in-lease'), {
+        link: linkHeader(TOPIC, hub.url),
+        authorization: `Bearer ${token}`,
+      })
+    ).status,
+    200,
+  );
   await waitFor(() => r.deliveries.length === 1, 'delivery within the lease');
   await waitFor(async () => (await activeCount(hub)) === 0, 'lease expired', 10_000);
-  assert.equal((await publish(hub.url, notificationXml('after-lease'), { link: linkHeader(TOPIC, hub.url), authorization: `Bearer ${token}` })).status, 200);
+  assert.equal(
+    (
+      await publish(hub.url, notificationXml('after-lease'), {
+        link: linkHeader(TOPIC, hub.url),
+        authorization: `Bearer ${token}`,
+      })
+    ).status,
+    200,
+  );
   await new Promise((res) => setTimeout(res, 300));
   assert.equal(r.deliveries.length, 1, 'an expired subscription gets nothing');
   // A renewal after the lapse starts afresh: what was accepted while it had lapsed is not owed to it.
-  await postForm(hub.url, { 'hub.mode': 'subscribe', 'hub.topic': TOPIC, 'hub.callback': r.url('/lease') });
+  await postForm(hub.url, {
+    'hub.mode': 'subscribe',
+    'hub.topic': TOPIC,
+    'hub.callback': r.url('/lease'),
+  });
   await waitFor(async () => (await activeCount(hub)) === 1, 'renewed');
-  assert.equal((await publish(hub.url, notificationXml('renewed'), { link: linkHeader(TOPIC, hub.url), authorization: `Bearer ${token}` })).status, 200);
+  assert.equal(
+    (
+      await publish(hub.url, notificationXml('renewed'), {
+        link: linkHeader(TOPIC, hub.url),
+        authorization: `Bearer ${token}`,
+      })
+    ).status,
+    200,
+  );
   await waitFor(() => r.deliveries.length === 2, 'delivery after renewal');
   assert.match(r.deliveries[1]!.body.toString(), /\/res\/renewed\//);
 });
@@ -190,15 +387,37 @@ test('WH-13, RT-11: leases are clamped to the bounds and expiry is enforced', as
 test('WH-14: a Source policy refusing the callback sends hub.mode=denied with hub.reason', async (t) => {
   const { hub } = await hubFor(t);
   const r = await receiverFor(t);
-  const { token } = await hub.addSource('strict', ['http://source.test/'], { allowCallbacks: [r.url('/allowed/')] });
-  assert.equal((await postForm(hub.url, { 'hub.mode': 'subscribe', 'hub.topic': TOPIC, 'hub.callback': r.url('/denied') })).status, 202);
-  const [v] = await waitFor(() => (r.verificationsTo('/denied').length ? r.verificationsTo('/denied') : undefined), 'denial');
+  const { token } = await hub.addSource('strict', ['http://source.test/'], {
+    allowCallbacks: [r.url('/allowed/')],
+  });
+  assert.equal(
+    (
+      await postForm(hub.url, {
+        'hub.mode': 'subscribe',
+        'hub.topic': TOPIC,
+        'hub.callback': r.url('/denied'),
+      })
+    ).status,
+    202,
+  );
+  const [v] = await waitFor(
+    () => (r.verificationsTo('/denied').length ? r.verificationsTo('/denied') : undefined),
+    'denial',
+  );
   assert.equal(v!.query.get('hub.mode'), 'denied');
   assert.equal(v!.query.get('hub.topic'), TOPIC);
   assert.match(v!.query.get('hub.reason') ?? '', /not allowed/);
   assert.equal(v!.query.get('hub.challenge'), null);
   await subscribe(hub, r, TOPIC, '/allowed/1');
-  assert.equal((await publish(hub.url, notificationXml('p'), { link: linkHeader(TOPIC, hub.url), authorization: `Bearer ${token}` })).status, 200);
+  assert.equal(
+    (
+      await publish(hub.url, notificationXml('p'), {
+        link: linkHeader(TOPIC, hub.url),
+        authorization: `Bearer ${token}`,
+      })
+    ).status,
+    200,
+  );
   await waitFor(() => r.deliveries.length === 1, 'delivery to the allowed callback');
   assert.equal(r.deliveriesTo('/denied').length, 0);
   assert.equal(await activeCount(hub), 1);
@@ -211,11 +430,26 @@ test('WH-3: a verification pending when the hub stops is carried out after a res
   const port = Number(new URL(probe.baseUrl).port);
   await probe.close();
   const callback = `http://127.0.0.1:${port}/later`;
-  assert.equal((await postForm(hub.url, { 'hub.mode': 'subscribe', 'hub.topic': TOPIC, 'hub.callback': callback })).status, 202);
+  assert.equal(
+    (
+      await postForm(hub.url, {
+        'hub.mode': 'subscribe',
+        'hub.topic': TOPIC,
+        'hub.callback': callback,
+      })
+    ).status,
+    202,
+  );
   await hub.close();
   const r = await Receiver.start(port);
   t.after(() => r.close());
-  const again = await startHub({ host: '127.0.0.1', port: 0, dbFile, allowPrivateNetworks: true, logLevel: 'silent' });
+  const again = await startHub({
+    host: '127.0.0.1',
+    port: 0,
+    dbFile,
+    allowPrivateNetworks: true,
+    logLevel: 'silent',
+  });
   t.after(() => again.close());
   await waitFor(() => r.verificationsTo('/later').length === 1, 'the resumed verification', 15_000);
   await waitFor(async () => (await activeCount(again)) === 1, 'subscription active after restart');

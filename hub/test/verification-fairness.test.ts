@@ -14,7 +14,10 @@ test('probe: a legitimate verification is not delayed by 200 verifications that 
   const { hub } = await hubFor(t, { checkTopics: false, requestTimeoutMs: 30_000 });
   const open = new Set<ServerResponse>();
   let received = 0;
-  const sink = createServer((_req, res) => { received++; open.add(res); });
+  const sink = createServer((_req, res) => {
+    received++;
+    open.add(res);
+  });
   await new Promise<void>((r) => sink.listen(0, '127.0.0.1', r));
   t.after(async () => {
     for (const res of open) res.socket?.destroy();
@@ -23,21 +26,49 @@ test('probe: a legitimate verification is not delayed by 200 verifications that 
   });
   const sinkUrl = `http://127.0.0.1:${(sink.address() as AddressInfo).port}`;
   for (let i = 0; i < 200; i += 20) {
-    await Promise.all(Array.from({ length: 20 }, async (_, k) => {
-      const a = await postForm(hub.url, { 'hub.mode': 'subscribe', 'hub.topic': TOPIC, 'hub.callback': `${sinkUrl}/hang/${i + k}` });
-      assert.equal(a.status, 202);
-    }));
+    await Promise.all(
+      Array.from({ length: 20 }, async (_, k) => {
+        const a = await postForm(hub.url, {
+          'hub.mode': 'subscribe',
+          'hub.topic': TOPIC,
+          'hub.callback': `${sinkUrl}/hang/${i + k}`,
+        });
+        assert.equal(a.status, 202);
+      }),
+    );
   }
   await waitFor(() => received >= 1, 'the hanging origin got its first verification GET');
 
   const legit = await receiverFor(t);
   const started = Date.now();
-  const a = await postForm(hub.url, { 'hub.mode': 'subscribe', 'hub.topic': TOPIC, 'hub.callback': legit.url('/legit') });
+  const a = await postForm(hub.url, {
+    'hub.mode': 'subscribe',
+    'hub.topic': TOPIC,
+    'hub.callback': legit.url('/legit'),
+  });
   assert.equal(a.status, 202);
-  await waitFor(async () => (await metricValue(hub, 'rsnotify_hub_verifications_total', 'mode="subscribe",result="verified"')) === 1, 'legitimate subscription verified', 25_000);
-  t.diagnostic(`legitimate verification done after ${Date.now() - started} ms; the hanging origin had ${received} GETs open`);
+  await waitFor(
+    async () =>
+      (await metricValue(
+        hub,
+        'rsnotify_hub_verifications_total',
+        'mode="subscribe",result="verified"',
+      )) === 1,
+    'legitimate subscription verified',
+    25_000,
+  );
+  t.diagnostic(
+    `legitimate verification done after ${Date.now() - started} ms; the hanging origin had ${received} GETs open`,
+  );
   assert.equal(legit.verificationsTo('/legit').length, 1);
   // The hanging origin holds only its share, and nothing of it has even timed out yet.
   assert.ok(received <= 4, `the hanging origin had ${received} verifications open`);
-  assert.equal(await metricValue(hub, 'rsnotify_hub_verifications_total', 'mode="subscribe",result="unreachable"'), 0);
+  assert.equal(
+    await metricValue(
+      hub,
+      'rsnotify_hub_verifications_total',
+      'mode="subscribe",result="unreachable"',
+    ),
+    0,
+  );
 });

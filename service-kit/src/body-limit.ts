@@ -6,10 +6,16 @@ import type { IncomingMessage } from 'node:http';
 
 export type BodyRead =
   | { readonly ok: true; readonly bytes: Buffer }
-  | { readonly ok: false; readonly status: 400 | 413 | 503; readonly code: BodyRefusalCode; readonly reason: string };
+  | {
+      readonly ok: false;
+      readonly status: 400 | 413 | 503;
+      readonly code: BodyRefusalCode;
+      readonly reason: string;
+    };
 
 /** Stable codes: too large (413), unreadable or cut short (400), unauthenticated byte budget spent (503). */
-export type BodyRefusalCode = 'RSN_BODY_TOO_LARGE' | 'RSN_BODY_UNREADABLE' | 'RSN_BODY_BUDGET_EXHAUSTED';
+export type BodyRefusalCode =
+  'RSN_BODY_TOO_LARGE' | 'RSN_BODY_UNREADABLE' | 'RSN_BODY_BUDGET_EXHAUSTED';
 
 /** How much of a refused body is still read and thrown away, and for how long, before the close. */
 export interface DrainBounds {
@@ -55,7 +61,12 @@ export interface ReadBodyOptions {
 }
 
 function tooLarge(limit: number): BodyRead {
-  return { ok: false, status: 413, code: 'RSN_BODY_TOO_LARGE', reason: `body larger than ${limit} bytes` };
+  return {
+    ok: false,
+    status: 413,
+    code: 'RSN_BODY_TOO_LARGE',
+    reason: `body larger than ${limit} bytes`,
+  };
 }
 
 function declaredLength(incoming: IncomingMessage): number | undefined {
@@ -71,7 +82,10 @@ function declaredLength(incoming: IncomingMessage): number | undefined {
  * the answer), and after `bounds.maxMs` the connection is closed. Closing at once would reset the
  * connection while the client still sends, and a reset can destroy the answer before it is read.
  */
-export function drainRefused(incoming: IncomingMessage, bounds: DrainBounds = UNREAD_BODY_DRAIN): void {
+export function drainRefused(
+  incoming: IncomingMessage,
+  bounds: DrainBounds = UNREAD_BODY_DRAIN,
+): void {
   if (incoming.readableEnded || incoming.destroyed) return;
   let seen = 0;
   const onData = (chunk: Buffer): void => {
@@ -103,7 +117,10 @@ export function drainRefused(incoming: IncomingMessage, bounds: DrainBounds = UN
  * before anything is read; past the limit the rest is drained within `drain` bounds, so the 413
  * reaches the client. Without a stream (a plain fetch Request), `fallback` reads it.
  */
-export function readLimitedBody(incoming: IncomingMessage, options: ReadBodyOptions): Promise<BodyRead> {
+export function readLimitedBody(
+  incoming: IncomingMessage,
+  options: ReadBodyOptions,
+): Promise<BodyRead> {
   const { limit, budget } = options;
   const drain = options.drain ?? REFUSED_BODY_DRAIN;
   const declared = declaredLength(incoming);
@@ -112,7 +129,10 @@ export function readLimitedBody(incoming: IncomingMessage, options: ReadBodyOpti
     return Promise.resolve(tooLarge(limit));
   }
   const busy = (): BodyRead => ({
-    ok: false, status: 503, code: 'RSN_BODY_BUDGET_EXHAUSTED', reason: 'too many unauthenticated request bodies in flight; retry later',
+    ok: false,
+    status: 503,
+    code: 'RSN_BODY_BUDGET_EXHAUSTED',
+    reason: 'too many unauthenticated request bodies in flight; retry later',
   });
   // A declared length is charged up front (so a refusal comes before any byte is read); otherwise
   // each chunk is charged as it arrives.
@@ -157,9 +177,22 @@ export function readLimitedBody(incoming: IncomingMessage, options: ReadBodyOpti
       }
       chunks.push(chunk);
     };
-    const onEnd = (): void => finish({ ok: true, bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) });
-    const onError = (err: Error): void => finish({ ok: false, status: 400, code: 'RSN_BODY_UNREADABLE', reason: `could not read the request body: ${err.message}` });
-    const onClose = (): void => finish({ ok: false, status: 400, code: 'RSN_BODY_UNREADABLE', reason: 'request closed before its body was complete' });
+    const onEnd = (): void =>
+      finish({ ok: true, bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) });
+    const onError = (err: Error): void =>
+      finish({
+        ok: false,
+        status: 400,
+        code: 'RSN_BODY_UNREADABLE',
+        reason: `could not read the request body: ${err.message}`,
+      });
+    const onClose = (): void =>
+      finish({
+        ok: false,
+        status: 400,
+        code: 'RSN_BODY_UNREADABLE',
+        reason: 'request closed before its body was complete',
+      });
     incoming.on('data', onData);
     incoming.on('end', onEnd);
     incoming.on('error', onError);
@@ -169,12 +202,20 @@ export function readLimitedBody(incoming: IncomingMessage, options: ReadBodyOpti
 }
 
 /** The same limit over a fetch-style request (tests driving an app without a socket). */
-export async function readLimitedWebBody(request: { arrayBuffer(): Promise<ArrayBuffer> }, limit: number): Promise<BodyRead> {
+export async function readLimitedWebBody(
+  request: { arrayBuffer(): Promise<ArrayBuffer> },
+  limit: number,
+): Promise<BodyRead> {
   try {
     const ab = await request.arrayBuffer();
     if (ab.byteLength > limit) return tooLarge(limit);
     return { ok: true, bytes: Buffer.from(ab) };
   } catch (err) {
-    return { ok: false, status: 400, code: 'RSN_BODY_UNREADABLE', reason: `could not read the request body: ${(err as Error).message}` };
+    return {
+      ok: false,
+      status: 400,
+      code: 'RSN_BODY_UNREADABLE',
+      reason: `could not read the request body: ${(err as Error).message}`,
+    };
   }
 }

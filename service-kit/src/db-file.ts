@@ -29,7 +29,11 @@ function errnoOf(err: unknown): string {
 }
 
 function fail(err: unknown, path: string, what: string): never {
-  throw new DatabasePathError(errnoOf(err), path, `${what}: ${(err as Error).message ?? String(err)}`);
+  throw new DatabasePathError(
+    errnoOf(err),
+    path,
+    `${what}: ${(err as Error).message ?? String(err)}`,
+  );
 }
 
 /** Creates the missing directories above `file` (0700 each) after checking the nearest existing one. */
@@ -49,7 +53,12 @@ export function ensureDatabaseDirectory(file: string): void {
       dir = parent;
       continue;
     }
-    if (!isDir) throw new DatabasePathError('ENOTDIR', dir, 'a path component above the database file is not a directory');
+    if (!isDir)
+      throw new DatabasePathError(
+        'ENOTDIR',
+        dir,
+        'a path component above the database file is not a directory',
+      );
     break;
   }
   for (const d of missing.reverse()) {
@@ -70,14 +79,17 @@ export function prepareDatabaseFile(file: string): { created: boolean } {
   if (file === ':memory:' || file === '') return { created: false };
   ensureDatabaseDirectory(file);
   try {
-    if (lstatSync(file).isDirectory()) throw new DatabasePathError('EISDIR', file, 'the database path is a directory');
+    if (lstatSync(file).isDirectory())
+      throw new DatabasePathError('EISDIR', file, 'the database path is a directory');
     return { created: false };
   } catch (err) {
     if (err instanceof DatabasePathError) throw err;
     if (errnoOf(err) !== 'ENOENT') fail(err, file, 'cannot inspect the database file');
   }
   try {
-    closeSync(openSync(file, constants.O_CREAT | constants.O_EXCL | constants.O_RDWR, DATABASE_FILE_MODE));
+    closeSync(
+      openSync(file, constants.O_CREAT | constants.O_EXCL | constants.O_RDWR, DATABASE_FILE_MODE),
+    );
     return { created: true };
   } catch (err) {
     if (errnoOf(err) === 'EEXIST') return { created: false };

@@ -9,6 +9,7 @@ export function parseDuration(value: number | string): number {
     return value;
   }
   const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(value);
-  if (!m) throw new RangeError(`not a duration: ${JSON.stringify(value)} (use e.g. 500ms, 30s, 5m)`);
+  if (!m)
+    throw new RangeError(`not a duration: ${JSON.stringify(value)} (use e.g. 500ms, 30s, 5m)`);
   return Math.round(Number(m[1]) * UNITS[m[2] ?? 'ms']!);
 }

@@ -1,12 +1,24 @@
 export { type Clock, type Random, systemClock, systemRandom } from './clock.js';
 export { parseDuration } from './duration.js';
 export {
-  ByteBudget, drainRefused, readLimitedBody, readLimitedWebBody, REFUSED_BODY_DRAIN, UNREAD_BODY_DRAIN,
-  type BodyRead, type BodyRefusalCode, type DrainBounds, type ReadBodyOptions,
+  ByteBudget,
+  drainRefused,
+  readLimitedBody,
+  readLimitedWebBody,
+  REFUSED_BODY_DRAIN,
+  UNREAD_BODY_DRAIN,
+  type BodyRead,
+  type BodyRefusalCode,
+  type DrainBounds,
+  type ReadBodyOptions,
 } from './body-limit.js';
 export { redactUrl, redactOptionalUrl, CALLBACK_LOG_SERIALIZERS } from './redact.js';
 export {
-  prepareDatabaseFile, ensureDatabaseDirectory, describeOpenFailure, DatabasePathError, DATABASE_FILE_MODE,
+  prepareDatabaseFile,
+  ensureDatabaseDirectory,
+  describeOpenFailure,
+  DatabasePathError,
+  DATABASE_FILE_MODE,
   DATABASE_DIR_MODE,
 } from './db-file.js';
 export { backoff, type BackoffOptions } from './backoff.js';

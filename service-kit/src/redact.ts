@@ -13,7 +13,11 @@ function shortHash(text: string): string {
  */
 export function redactUrl(url: string): string {
   let u: URL;
-  try { u = new URL(url); } catch { return `[redacted:${shortHash(url)}]`; }
+  try {
+    u = new URL(url);
+  } catch {
+    return `[redacted:${shortHash(url)}]`;
+  }
   const rest = `${u.pathname}${u.search}${u.hash}`;
   if (rest === '/' || rest === '') return u.origin;
   return `${u.origin}/[path:${shortHash(rest)}]`;

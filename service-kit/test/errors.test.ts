@@ -28,7 +28,11 @@ test('the service-kit catalog lists exactly the pinned codes; waitFor times out 
 });
 
 test('the body-limit refusal codes are results (outcome), answered by the HTTP layer, not thrown', () => {
-  const outcomes: readonly BodyRefusalCode[] = ['RSN_BODY_TOO_LARGE', 'RSN_BODY_UNREADABLE', 'RSN_BODY_BUDGET_EXHAUSTED'];
+  const outcomes: readonly BodyRefusalCode[] = [
+    'RSN_BODY_TOO_LARGE',
+    'RSN_BODY_UNREADABLE',
+    'RSN_BODY_BUDGET_EXHAUSTED',
+  ];
   for (const code of outcomes) assert.equal(SERVICE_KIT_ERRORS[code].class, 'outcome', code);
 });
 

@@ -8,5 +8,9 @@ export * from './net/index.js';
 export * from './documents/index.js';
 export * from './discovery/index.js';
 export {
-  DEFAULT_XML_LIMITS, DEFAULT_STREAM_XML_LIMITS, XmlLimitError, decodeUtf8Strict, type XmlLimits,
+  DEFAULT_XML_LIMITS,
+  DEFAULT_STREAM_XML_LIMITS,
+  XmlLimitError,
+  decodeUtf8Strict,
+  type XmlLimits,
 } from './xml/index.js';

@@ -20,14 +20,38 @@ test('RN-5: microsecond values compare exactly, trailing zeros do not matter, on
   const a = parseDateTime('2026-11-22T10:00:00.123456Z');
   assert.equal(compareDateTime(a, parseDateTime('2026-11-22T10:00:00.1234560Z')), 0);
   assert.equal(compareDateTime(a, parseDateTime('2026-11-22T10:00:00.123457Z')), -1);
-  assert.equal(compareDateTime(parseDateTime('2026-11-22T10:00:00.9Z'), parseDateTime('2026-11-22T10:00:00.10Z')), 1);
-  assert.equal(compareDateTime(parseDateTime('2026-11-22T10:00:00Z'), parseDateTime('2026-11-22T10:00:00.000001Z')), -1);
+  assert.equal(
+    compareDateTime(
+      parseDateTime('2026-11-22T10:00:00.9Z'),
+      parseDateTime('2026-11-22T10:00:00.10Z'),
+    ),
+    1,
+  );
+  assert.equal(
+    compareDateTime(
+      parseDateTime('2026-11-22T10:00:00Z'),
+      parseDateTime('2026-11-22T10:00:00.000001Z'),
+    ),
+    -1,
+  );
   assert.equal(parseDateTime(' 2026-11-22T10:00:00.5Z ').lexical, '2026-11-22T10:00:00.5Z');
 });
 
 test('RC-28: malformed values are RS_BAD_DATETIME', () => {
-  for (const bad of ['', '13-01-01', '2013-13-01', '2013-02-30', '2013-01-01T10:00', '2013-01-01T25:00Z', 'yesterday']) {
-    assert.throws(() => parseDateTime(bad), (e: unknown) => e instanceof DateTimeError && e.code === 'RS_BAD_DATETIME', bad);
+  for (const bad of [
+    '',
+    '13-01-01',
+    '2013-13-01',
+    '2013-02-30',
+    '2013-01-01T10:00',
+    '2013-01-01T25:00Z',
+    'yesterday',
+  ]) {
+    assert.throws(
+      () => parseDateTime(bad),
+      (e: unknown) => e instanceof DateTimeError && e.code === 'RS_BAD_DATETIME',
+      bad,
+    );
   }
 });
 

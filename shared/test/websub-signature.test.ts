@@ -2,7 +2,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { SIGNATURE_METHODS, computeSignature, normaliseTopicUrl, signatureHeader, verifySignature } from '@rsnotify/shared';
+import {
+  SIGNATURE_METHODS,
+  computeSignature,
+  normaliseTopicUrl,
+  signatureHeader,
+  verifySignature,
+} from '@rsnotify/shared';
 
 const SECRET = 'a secret of fewer than 200 bytes';
 const BODY = Buffer.from('<?xml version="1.0"?>\n<urlset/>\n');
@@ -21,7 +27,10 @@ test('WS-14: every method verifies; hex and method name compare case-insensitive
     const header = signatureHeader(method, SECRET, BODY);
     assert.deepEqual(verifySignature(header, SECRET, BODY), { ok: true, method });
     const [m, hex] = header.split('=');
-    assert.deepEqual(verifySignature(`${m!.toUpperCase()}=${hex!.toUpperCase()}`, SECRET, BODY), { ok: true, method });
+    assert.deepEqual(verifySignature(`${m!.toUpperCase()}=${hex!.toUpperCase()}`, SECRET, BODY), {
+      ok: true,
+      method,
+    });
   }
 });
 
@@ -33,20 +42,45 @@ test('WS-16: a missing signature is reported as missing', () => {
 test('WS-14: malformed headers and unsupported methods are refused without throwing', () => {
   assert.deepEqual(verifySignature('deadbeef', SECRET, BODY), { ok: false, reason: 'malformed' });
   assert.deepEqual(verifySignature('=abc', SECRET, BODY), { ok: false, reason: 'malformed' });
-  assert.deepEqual(verifySignature('sha256=not-hex!', SECRET, BODY), { ok: false, reason: 'malformed' });
-  assert.deepEqual(verifySignature(`md5=${'0'.repeat(32)}`, SECRET, BODY), { ok: false, reason: 'unsupported-method' });
+  assert.deepEqual(verifySignature('sha256=not-hex!', SECRET, BODY), {
+    ok: false,
+    reason: 'malformed',
+  });
+  assert.deepEqual(verifySignature(`md5=${'0'.repeat(32)}`, SECRET, BODY), {
+    ok: false,
+    reason: 'unsupported-method',
+  });
 });
 
 test('WS-15: a wrong body, secret, method or truncated digest is a mismatch (constant-time compare never throws on length)', () => {
   const header = signatureHeader('sha256', SECRET, BODY);
-  assert.deepEqual(verifySignature(header, SECRET, Buffer.from('other body')), { ok: false, reason: 'mismatch' });
-  assert.deepEqual(verifySignature(header, 'another secret', BODY), { ok: false, reason: 'mismatch' });
-  assert.deepEqual(verifySignature(header.replace('sha256', 'sha512'), SECRET, BODY), { ok: false, reason: 'mismatch' });
-  assert.deepEqual(verifySignature(header.slice(0, -2), SECRET, BODY), { ok: false, reason: 'mismatch' });
-  assert.deepEqual(verifySignature(header.slice(0, -1), SECRET, BODY), { ok: false, reason: 'mismatch' }, 'odd-length hex');
+  assert.deepEqual(verifySignature(header, SECRET, Buffer.from('other body')), {
+    ok: false,
+    reason: 'mismatch',
+  });
+  assert.deepEqual(verifySignature(header, 'another secret', BODY), {
+    ok: false,
+    reason: 'mismatch',
+  });
+  assert.deepEqual(verifySignature(header.replace('sha256', 'sha512'), SECRET, BODY), {
+    ok: false,
+    reason: 'mismatch',
+  });
+  assert.deepEqual(verifySignature(header.slice(0, -2), SECRET, BODY), {
+    ok: false,
+    reason: 'mismatch',
+  });
+  assert.deepEqual(
+    verifySignature(header.slice(0, -1), SECRET, BODY),
+    { ok: false, reason: 'mismatch' },
+    'odd-length hex',
+  );
   assert.deepEqual(verifySignature(`${header}00`, SECRET, BODY), { ok: false, reason: 'mismatch' });
   // A body given as a string signs its UTF-8 bytes.
-  assert.deepEqual(verifySignature(signatureHeader('sha1', SECRET, 'ü'), SECRET, Buffer.from('ü', 'utf8')), { ok: true, method: 'sha1' });
+  assert.deepEqual(
+    verifySignature(signatureHeader('sha1', SECRET, 'ü'), SECRET, Buffer.from('ü', 'utf8')),
+    { ok: true, method: 'sha1' },
+  );
 });
 
 test('WH-6: percent-encoded unreserved characters are decoded in topic URLs, nothing else is', () => {

@@ -2,7 +2,14 @@
 // fetched). ResourceSync never needs a DTD, so any DOCTYPE is refused before parsing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DocumentError, RS_NS, SITEMAP_NS, parseChangeNotification, parseDocument, type DocumentErrorCode } from '@rsnotify/shared';
+import {
+  DocumentError,
+  RS_NS,
+  SITEMAP_NS,
+  parseChangeNotification,
+  parseDocument,
+  type DocumentErrorCode,
+} from '@rsnotify/shared';
 
 const OPEN = `<urlset xmlns="${SITEMAP_NS}" xmlns:rs="${RS_NS}">`;
 
@@ -19,17 +26,35 @@ test('DOCTYPE bomb (billion laughs) is RS_DOCTYPE_FORBIDDEN, refused before any 
 });
 
 test('external entity (XXE) is RS_DOCTYPE_FORBIDDEN and nothing is read', () => {
-  rejects(() => parseDocument(`<?xml version="1.0"?><!DOCTYPE urlset [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>${OPEN}<url><loc>&xxe;</loc></url></urlset>`), 'RS_DOCTYPE_FORBIDDEN');
-  rejects(() => parseDocument(`<!doctype urlset SYSTEM "http://127.0.0.1:1/evil.dtd">${OPEN}</urlset>`), 'RS_DOCTYPE_FORBIDDEN');
+  rejects(
+    () =>
+      parseDocument(
+        `<?xml version="1.0"?><!DOCTYPE urlset [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>${OPEN}<url><loc>&xxe;</loc></url></urlset>`,
+      ),
+    'RS_DOCTYPE_FORBIDDEN',
+  );
+  rejects(
+    () => parseDocument(`<!doctype urlset SYSTEM "http://127.0.0.1:1/evil.dtd">${OPEN}</urlset>`),
+    'RS_DOCTYPE_FORBIDDEN',
+  );
   // After comments and processing instructions in the prolog, too.
-  rejects(() => parseDocument(`<?xml version="1.0"?><!-- hi --><?pi x?>\n<!DOCTYPE urlset>${OPEN}</urlset>`), 'RS_DOCTYPE_FORBIDDEN');
+  rejects(
+    () =>
+      parseDocument(`<?xml version="1.0"?><!-- hi --><?pi x?>\n<!DOCTYPE urlset>${OPEN}</urlset>`),
+    'RS_DOCTYPE_FORBIDDEN',
+  );
   // Later in the document a DOCTYPE is not well-formed XML at all.
   rejects(() => parseDocument(`${OPEN}<!DOCTYPE urlset></urlset>`), 'RS_XML_MALFORMED');
 });
 
 test('an undefined entity reference is RS_XML_MALFORMED; predefined and numeric references decode', () => {
-  rejects(() => parseDocument(`${OPEN}<url><loc>http://a/&nbsp;</loc></url></urlset>`), 'RS_XML_MALFORMED');
-  const doc = parseDocument(`${OPEN}<url><loc>http://a/?x=1&amp;y=&#x41;&#66;&lt;&gt;&quot;&apos;</loc></url></urlset>`);
+  rejects(
+    () => parseDocument(`${OPEN}<url><loc>http://a/&nbsp;</loc></url></urlset>`),
+    'RS_XML_MALFORMED',
+  );
+  const doc = parseDocument(
+    `${OPEN}<url><loc>http://a/?x=1&amp;y=&#x41;&#66;&lt;&gt;&quot;&apos;</loc></url></urlset>`,
+  );
   assert.equal(doc.entries[0]!.loc, `http://a/?x=1&y=AB<>"'`);
 });
 
@@ -46,7 +71,8 @@ test('RC-4: oversized input is RS_TOO_LARGE, counted in UTF-8 bytes; the default
 
 test('truncated and otherwise malformed XML is RS_XML_MALFORMED with a line number', () => {
   const full = `<?xml version="1.0"?>\n${OPEN}\n<url><loc>http://a/1</loc></url>\n</urlset>`;
-  for (const cut of [full.length - 3, full.length - 12, 60]) rejects(() => parseDocument(full.slice(0, cut)), 'RS_XML_MALFORMED');
+  for (const cut of [full.length - 3, full.length - 12, 60])
+    rejects(() => parseDocument(full.slice(0, cut)), 'RS_XML_MALFORMED');
   rejects(() => parseDocument(`${OPEN}</urlset><urlset/>`), 'RS_XML_MALFORMED');
   rejects(() => parseDocument(`${OPEN}<url><loc>a</url></loc></urlset>`), 'RS_XML_MALFORMED');
   rejects(() => parseDocument(`${OPEN}<url><loc>a</loc><x:y/></url></urlset>`), 'RS_XML_MALFORMED');

@@ -11,24 +11,48 @@ import { describeAudit } from './audit/index.js';
 import { discoverSource, lookupBridgedChannel, pageFetcherFrom } from './discovery/index.js';
 import { createHttpGetter } from './mirror/index.js';
 import { createLogger } from './observability/index.js';
-import { auditSource, readStatus, repairSource, startSubscriber, syncSource, unsubscribeSource } from './service.js';
+import {
+  auditSource,
+  readStatus,
+  repairSource,
+  startSubscriber,
+  syncSource,
+  unsubscribeSource,
+} from './service.js';
 import type { CatchUpOutcome } from './runner/index.js';
 
 /** `sync`: exit 0 only when the Change Lists proved coverage and every change was applied. */
 function describeSync(o: CatchUpOutcome): { ok: boolean; text: string } {
   switch (o.result) {
     case 'done':
-      return { ok: true, text: `in sync: coverage proven to ${o.coveredTo}, ${o.changes ?? 0} change(s) applied` };
+      return {
+        ok: true,
+        text: `in sync: coverage proven to ${o.coveredTo}, ${o.changes ?? 0} change(s) applied`,
+      };
     case 'history-gone':
       return o.rebaselined
-        ? { ok: true, text: `history gone (${o.historyGone ?? 'unknown'}): re-baselined from the Resource List` }
-        : { ok: false, text: `history gone (${o.historyGone ?? 'unknown'}) and the re-baseline failed` };
+        ? {
+            ok: true,
+            text: `history gone (${o.historyGone ?? 'unknown'}): re-baselined from the Resource List`,
+          }
+        : {
+            ok: false,
+            text: `history gone (${o.historyGone ?? 'unknown'}) and the re-baseline failed`,
+          };
     case 'up-to-date':
       return { ok: true, text: 'in sync: the Change Lists list nothing after the position' };
     case 'unproven':
-      return { ok: false, text: 'coverage NOT proven: no Change List proves where it starts (no from, no timed entry)' };
+      return {
+        ok: false,
+        text: 'coverage NOT proven: no Change List proves where it starts (no from, no timed entry)',
+      };
     case 'failed':
-      return { ok: false, text: o.error ? `catch-up failed: ${o.error}` : `NOT applied: ${o.failed ?? 0} change(s) failed` };
+      return {
+        ok: false,
+        text: o.error
+          ? `catch-up failed: ${o.error}`
+          : `NOT applied: ${o.failed ?? 0} change(s) failed`,
+      };
     default:
       return { ok: false, text: `no catch-up: ${o.error ?? 'nothing to catch up from'}` };
   }
@@ -49,7 +73,9 @@ function fail(err: unknown, code = 1): never {
 
 /** The package's version, read from its package.json (next to src/ and dist/ alike). */
 function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
   return pkg.version;
 }
 
@@ -74,7 +100,10 @@ program
     try {
       sub = await startSubscriber(cfg, { logger });
     } catch (err) {
-      logger.fatal({ event: 'subscriber.start_failed', ...describeError(err) }, 'subscriber.start_failed');
+      logger.fatal(
+        { event: 'subscriber.start_failed', ...describeError(err) },
+        'subscriber.start_failed',
+      );
       logger.flush();
       process.exit(1);
     }
@@ -85,8 +114,18 @@ program
       logger.info({ event: 'subscriber.stopping', signal }, 'subscriber.stopping');
       // SIGTERM: stop taking deliveries, finish (or persist) the step in flight, close the store.
       sub.close().then(
-        () => { logger.flush(); process.exit(0); },
-        (err) => { logger.error({ event: 'subscriber.stop_failed', ...describeError(err) }, 'subscriber.stop_failed'); logger.flush(); process.exit(1); },
+        () => {
+          logger.flush();
+          process.exit(0);
+        },
+        (err) => {
+          logger.error(
+            { event: 'subscriber.stop_failed', ...describeError(err) },
+            'subscriber.stop_failed',
+          );
+          logger.flush();
+          process.exit(1);
+        },
       );
     };
     process.on('SIGTERM', () => stop('SIGTERM'));
@@ -95,13 +134,17 @@ program
 
 program
   .command('status')
-  .description('per source: hub, topic, lease expiry, syncedUntil, lag, buffered notifications, errors')
+  .description(
+    'per source: hub, topic, lease expiry, syncedUntil, lag, buffered notifications, errors',
+  )
   .option('-c, --config <file>', 'YAML or JSON config', DEFAULT_CONFIG)
   .option('--json', 'print JSON')
   .action(async (opts: { config: string; json?: boolean }) => {
     try {
       const statuses = await readStatus(await config(opts.config));
-      process.stdout.write(opts.json ? `${JSON.stringify(statuses, null, 2)}\n` : formatStatus(statuses));
+      process.stdout.write(
+        opts.json ? `${JSON.stringify(statuses, null, 2)}\n` : formatStatus(statuses),
+      );
     } catch (err) {
       fail(err);
     }
@@ -112,38 +155,83 @@ program
   .description('find the Capability List and change-notification channel of a Source, and say how')
   .argument('<url>', 'any URL of the Source')
   .option('--allow-private-networks', 'allow loopback and private addresses')
-  .option('--hub <url>', "ask this hub for a bridged channel (it polls the Source's Change Lists for us)")
+  .option(
+    '--hub <url>',
+    "ask this hub for a bridged channel (it polls the Source's Change Lists for us)",
+  )
   .option('--json', 'print JSON')
-  .action(async (url: string, opts: { allowPrivateNetworks?: boolean; json?: boolean; hub?: string }) => {
-    const http = createHttpGetter({ allowPrivateNetworks: opts.allowPrivateNetworks ?? false });
-    try {
-      let d = await discoverSource(url, pageFetcherFrom(http));
-      if (opts.hub) {
-        const bridged = await lookupBridgedChannel(http, opts.hub, [url, d.sourceDescriptionUrl, d.capabilityListUrl, d.changeListUrl]);
-        const steps = [...d.steps, { url: opts.hub, note: bridged ? `bridged channel ${bridged.name}: topic ${bridged.topic} (the hub polls ${bridged.matched})` : 'the hub bridges no URL of this Source' }];
-        d = bridged
-          ? { ...d, steps, mode: 'push', channel: { advertisedTopic: bridged.topic, advertisedHubs: [bridged.hub], topic: bridged.topic, hub: bridged.hub, hubs: [bridged.hub], via: 'hub-bridge' } }
-          : { ...d, steps };
-        if (bridged && !opts.json) process.stdout.write(`config for this source:  hub: ${bridged.hub}\n                         topic: ${bridged.topic}\n`);
+  .action(
+    async (url: string, opts: { allowPrivateNetworks?: boolean; json?: boolean; hub?: string }) => {
+      const http = createHttpGetter({ allowPrivateNetworks: opts.allowPrivateNetworks ?? false });
+      try {
+        let d = await discoverSource(url, pageFetcherFrom(http));
+        if (opts.hub) {
+          const bridged = await lookupBridgedChannel(http, opts.hub, [
+            url,
+            d.sourceDescriptionUrl,
+            d.capabilityListUrl,
+            d.changeListUrl,
+          ]);
+          const steps = [
+            ...d.steps,
+            {
+              url: opts.hub,
+              note: bridged
+                ? `bridged channel ${bridged.name}: topic ${bridged.topic} (the hub polls ${bridged.matched})`
+                : 'the hub bridges no URL of this Source',
+            },
+          ];
+          d = bridged
+            ? {
+                ...d,
+                steps,
+                mode: 'push',
+                channel: {
+                  advertisedTopic: bridged.topic,
+                  advertisedHubs: [bridged.hub],
+                  topic: bridged.topic,
+                  hub: bridged.hub,
+                  hubs: [bridged.hub],
+                  via: 'hub-bridge',
+                },
+              }
+            : { ...d, steps };
+          if (bridged && !opts.json)
+            process.stdout.write(
+              `config for this source:  hub: ${bridged.hub}\n                         topic: ${bridged.topic}\n`,
+            );
+        }
+        if (opts.json) {
+          process.stdout.write(`${JSON.stringify(d, null, 2)}\n`);
+        } else {
+          const lines = d.steps.map((s) => `  ${s.url}\n    ${s.note}`);
+          lines.push(
+            '',
+            `route:            ${d.route}`,
+            `capability list:  ${d.capabilityListUrl}`,
+          );
+          if (d.sourceDescriptionUrl) lines.push(`source desc.:     ${d.sourceDescriptionUrl}`);
+          lines.push(
+            `resource list:    ${d.resourceListUrl ?? '(none)'}`,
+            `change list:      ${d.changeListUrl ?? '(none)'}`,
+            `mode:             ${d.mode}`,
+          );
+          if (d.channel)
+            lines.push(
+              `topic (hub.topic): ${d.channel.topic}`,
+              `hub:              ${d.channel.hub}  (from ${d.channel.via})`,
+            );
+          process.stdout.write(`${lines.join('\n')}\n`);
+        }
+      } catch (err) {
+        const e = err as { details?: { steps?: { url: string; note: string }[] } };
+        for (const s of e.details?.steps ?? []) process.stderr.write(`  ${s.url}\n    ${s.note}\n`);
+        fail(err);
+      } finally {
+        await http.close();
       }
-      if (opts.json) {
-        process.stdout.write(`${JSON.stringify(d, null, 2)}\n`);
-      } else {
-        const lines = d.steps.map((s) => `  ${s.url}\n    ${s.note}`);
-        lines.push('', `route:            ${d.route}`, `capability list:  ${d.capabilityListUrl}`);
-        if (d.sourceDescriptionUrl) lines.push(`source desc.:     ${d.sourceDescriptionUrl}`);
-        lines.push(`resource list:    ${d.resourceListUrl ?? '(none)'}`, `change list:      ${d.changeListUrl ?? '(none)'}`, `mode:             ${d.mode}`);
-        if (d.channel) lines.push(`topic (hub.topic): ${d.channel.topic}`, `hub:              ${d.channel.hub}  (from ${d.channel.via})`);
-        process.stdout.write(`${lines.join('\n')}\n`);
-      }
-    } catch (err) {
-      const e = err as { details?: { steps?: { url: string; note: string }[] } };
-      for (const s of e.details?.steps ?? []) process.stderr.write(`  ${s.url}\n    ${s.note}\n`);
-      fail(err);
-    } finally {
-      await http.close();
-    }
-  });
+    },
+  );
 
 program
   .command('sync')
@@ -169,20 +257,29 @@ program
   .argument('<name>', 'source name')
   .option('-c, --config <file>', 'YAML or JSON config', DEFAULT_CONFIG)
   .option('--json', 'print JSON')
-  .option('--repair', 'fetch what is missing or different and remove extras, through the verified writer')
+  .option(
+    '--repair',
+    'fetch what is missing or different and remove extras, through the verified writer',
+  )
   .action(async (name: string, opts: { config: string; json?: boolean; repair?: boolean }) => {
     try {
       const cfg = await config(opts.config);
       if (opts.repair) {
         const r = await repairSource(cfg, name, { logger: createLogger('warn') });
         const { results: _results, ...summary } = r;
-        process.stdout.write(opts.json ? `${JSON.stringify(summary, null, 2)}\n` : `${describeAudit(r.report)}\n` +
-          `repaired: ${r.fetched} fetched, ${r.removed} removed, ${r.failed} failed, ${r.changedMeanwhile} changed at the Source meanwhile\n`);
+        process.stdout.write(
+          opts.json
+            ? `${JSON.stringify(summary, null, 2)}\n`
+            : `${describeAudit(r.report)}\n` +
+                `repaired: ${r.fetched} fetched, ${r.removed} removed, ${r.failed} failed, ${r.changedMeanwhile} changed at the Source meanwhile\n`,
+        );
         process.exitCode = r.failed === 0 ? 0 : 1;
         return;
       }
       const report = await auditSource(cfg, name, { logger: createLogger('warn') });
-      const text = report.stillChanging ? `Source still changing: ${describeAudit(report)}` : describeAudit(report);
+      const text = report.stillChanging
+        ? `Source still changing: ${describeAudit(report)}`
+        : describeAudit(report);
       process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${text}\n`);
       process.exitCode = report.inSync ? 0 : report.stillChanging ? 3 : 1;
     } catch (err) {
@@ -192,14 +289,18 @@ program
 
 program
   .command('unsubscribe')
-  .description('unsubscribe a source at its hub (WS-19); the daemon does not subscribe again until restarted')
+  .description(
+    'unsubscribe a source at its hub (WS-19); the daemon does not subscribe again until restarted',
+  )
   .argument('<name>', 'source name')
   .option('-c, --config <file>', 'YAML or JSON config', DEFAULT_CONFIG)
   .action(async (name: string, opts: { config: string }) => {
     try {
       const cfg = await config(opts.config);
       const r = await unsubscribeSource(cfg, name, { logger: createLogger(cfg.logLevel) });
-      process.stdout.write(`${name}: ${r.requested} subscription(s) unsubscribed at the hub, ${r.confirmed} confirmed\n`);
+      process.stdout.write(
+        `${name}: ${r.requested} subscription(s) unsubscribed at the hub, ${r.confirmed} confirmed\n`,
+      );
       process.exitCode = r.confirmed === r.requested ? 0 : 1;
     } catch (err) {
       fail(err);

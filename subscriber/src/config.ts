@@ -28,7 +28,11 @@ export function assertWritableDirectory(key: string, dir: string): void {
     writeFileSync(probe, '');
     unlinkSync(probe);
   } catch (err) {
-    throw new ConfigError(`${key} ${dir} cannot be created or written: ${(err as Error).message}`, { key, path: dir }, err);
+    throw new ConfigError(
+      `${key} ${dir} cannot be created or written: ${(err as Error).message}`,
+      { key, path: dir },
+      err,
+    );
   }
 }
 
@@ -93,21 +97,33 @@ const sourceSchema = z
     topic: httpUrl.optional(),
   })
   .strict()
-  .refine((s) => (s.hub === undefined) === (s.topic === undefined), { message: 'hub and topic go together', path: ['topic'] });
+  .refine((s) => (s.hub === undefined) === (s.topic === undefined), {
+    message: 'hub and topic go together',
+    path: ['topic'],
+  });
 
 export const configSchema = z
   .object({
     listen: z
-      .object({ host: z.string().default('127.0.0.1'), port: z.number().int().min(0).max(65535).default(8091) })
+      .object({
+        host: z.string().default('127.0.0.1'),
+        port: z.number().int().min(0).max(65535).default(8091),
+      })
       .strict()
       .default({ host: '127.0.0.1', port: 8091 }),
     /** Base of the callback URLs the hub calls; default http://{listen.host}:{port}. */
     publicUrl: httpUrl.optional(),
     dataDir: z.string().min(1),
     allowPrivateNetworks: z.boolean().default(false),
-    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    logLevel: z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+      .default('info'),
     /** Largest delivery body accepted (413 above). */
-    maxNotificationBytes: z.number().int().positive().default(10 * 1024 * 1024),
+    maxNotificationBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(10 * 1024 * 1024),
     /** Subscription retry policy (hub down, 5xx, no verification). */
     retry: z
       .object({ initialDelay: duration.default(1_000), maxDelay: duration.default(300_000) })
@@ -119,13 +135,21 @@ export const configSchema = z
     /** When set, /status and /status.json want `Authorization: Bearer <statusToken>`. */
     statusToken: z.string().min(16, 'at least 16 characters').optional(),
     /** Serve /status and /status.json on this address instead of the listen address. */
-    statusListen: z.object({ host: z.string().default('127.0.0.1'), port: z.number().int().min(0).max(65535) }).strict().optional(),
+    statusListen: z
+      .object({ host: z.string().default('127.0.0.1'), port: z.number().int().min(0).max(65535) })
+      .strict()
+      .optional(),
   })
   .strict()
   .superRefine((cfg, ctx) => {
     const seen = new Set<string>();
     cfg.sources.forEach((s, i) => {
-      if (seen.has(s.name)) ctx.addIssue({ code: 'custom', path: ['sources', i, 'name'], message: `duplicate source name ${s.name}` });
+      if (seen.has(s.name))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['sources', i, 'name'],
+          message: `duplicate source name ${s.name}`,
+        });
       seen.add(s.name);
     });
   });
@@ -165,7 +189,11 @@ export async function loadConfigFile(file: string): Promise<ResolvedConfig> {
   try {
     raw = parseYaml(text);
   } catch (err) {
-    throw new ConfigError(`config ${file} is not valid YAML/JSON: ${(err as Error).message}`, { file }, err);
+    throw new ConfigError(
+      `config ${file} is not valid YAML/JSON: ${(err as Error).message}`,
+      { file },
+      err,
+    );
   }
   return resolveConfig(raw, dirname(resolve(file)));
 }

@@ -1,8 +1,20 @@
 // @rsnotify/subscriber public surface: the daemon (startSubscriber), its one-shot operations, the
 // config schema, and the status shape.
-export { startSubscriber, syncSource, auditSource, readStatus, unsubscribeSource } from './service.js';
+export {
+  startSubscriber,
+  syncSource,
+  auditSource,
+  readStatus,
+  unsubscribeSource,
+} from './service.js';
 export type { RunningSubscriber, StartOptions } from './service.js';
-export { configSchema, resolveConfig, loadConfigFile, parseDuration, ConfigError } from './config.js';
+export {
+  configSchema,
+  resolveConfig,
+  loadConfigFile,
+  parseDuration,
+  ConfigError,
+} from './config.js';
 export type { SubscriberConfig, ResolvedConfig, SourceConfig, HookConfig } from './config.js';
 export type { SourceStatus } from './status/index.js';
 export { discoverSource, pageFetcherFrom } from './discovery/index.js';

@@ -8,7 +8,14 @@ import { join } from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
 import { createOutboundAgent } from '@rsnotify/shared';
 import { auditMirror, type AuditReport, type ReconcileResult } from './audit/index.js';
-import { assertWritableDirectory, callbackBase, resolveConfig, type ResolvedConfig, type SourceConfig, type SubscriberConfig } from './config.js';
+import {
+  assertWritableDirectory,
+  callbackBase,
+  resolveConfig,
+  type ResolvedConfig,
+  type SourceConfig,
+  type SubscriberConfig,
+} from './config.js';
 import { discoverSource, pageFetcherFrom } from './discovery/index.js';
 import { createIntakeApp } from './intake/index.js';
 import { createHttpGetter } from './mirror/index.js';
@@ -73,7 +80,10 @@ function buildRuntime(cfg: ResolvedConfig, options: StartOptions): Omit<Runtime,
   const logger = options.logger ?? createLogger(cfg.logLevel);
   const repo = openSqliteStore({ file: join(cfg.dataDir, DB_FILE) });
   const perHost = Math.max(4, ...cfg.sources.map((s) => s.fetchConcurrencyPerHost));
-  const http = createHttpGetter({ allowPrivateNetworks: cfg.allowPrivateNetworks, perHostConcurrency: perHost });
+  const http = createHttpGetter({
+    allowPrivateNetworks: cfg.allowPrivateNetworks,
+    perHostConcurrency: perHost,
+  });
   return {
     cfg,
     repo,
@@ -81,7 +91,10 @@ function buildRuntime(cfg: ResolvedConfig, options: StartOptions): Omit<Runtime,
     metrics: createMetrics(),
     http,
     fetcher: pageFetcherFrom(http),
-    hubAgent: createOutboundAgent({ allowPrivateNetworks: cfg.allowPrivateNetworks, connections: 4 }),
+    hubAgent: createOutboundAgent({
+      allowPrivateNetworks: cfg.allowPrivateNetworks,
+      connections: 4,
+    }),
     clock: clockFunction(options.clock ?? systemClock),
     random: options.random ?? systemRandom,
     leasePolicy: {
@@ -104,10 +117,15 @@ const INBOX_RETENTION_MS = 3_600_000;
 const HISTORY_RETENTION_MS = 7 * 24 * 3_600_000;
 const PRUNE_INTERVAL_MS = 600_000;
 
-export async function startSubscriber(config: SubscriberConfig | ResolvedConfig, options: StartOptions = {}): Promise<RunningSubscriber> {
+export async function startSubscriber(
+  config: SubscriberConfig | ResolvedConfig,
+  options: StartOptions = {},
+): Promise<RunningSubscriber> {
   const cfg = resolveConfig(config);
   assertWritableDirectory('dataDir', cfg.dataDir);
-  cfg.sources.forEach((s, i) => assertWritableDirectory(`sources[${i}].mirrorDir (${s.name})`, s.mirrorDir));
+  cfg.sources.forEach((s, i) =>
+    assertWritableDirectory(`sources[${i}].mirrorDir (${s.name})`, s.mirrorDir),
+  );
   const base = buildRuntime(cfg, options);
   const runners = new Map<number, SourceRunner>();
   const app = createIntakeApp({
@@ -119,21 +137,26 @@ export async function startSubscriber(config: SubscriberConfig | ResolvedConfig,
     maxBodyBytes: cfg.maxNotificationBytes,
     basePath: cfg.publicUrl ? new URL(cfg.publicUrl).pathname.replace(/\/+$/, '') : '',
     sourceName: (id) => runners.get(id)?.cfg.name ?? String(id),
-    onDelivered: (sourceId, inboxId, body, receivedAt) => runners.get(sourceId)?.delivered(inboxId, body, receivedAt),
+    onDelivered: (sourceId, inboxId, body, receivedAt) =>
+      runners.get(sourceId)?.delivered(inboxId, body, receivedAt),
     onSubscriptionChanged: (rec) => runners.get(rec.sourceId)?.subscriptionChanged(rec),
   });
   const statusRoutes = createStatusRoutes({
-    status: () => Promise.all([...runners.values()].map((r) => r.status())), clock: base.clock,
+    status: () => Promise.all([...runners.values()].map((r) => r.status())),
+    clock: base.clock,
     ...(cfg.statusToken !== undefined ? { token: cfg.statusToken } : {}),
   });
   if (!cfg.statusListen) app.route('/', statusRoutes);
-  const statusServer = cfg.statusListen ? createAdaptorServer({ fetch: statusRoutes.fetch }) as Server : undefined;
+  const statusServer = cfg.statusListen
+    ? (createAdaptorServer({ fetch: statusRoutes.fetch }) as Server)
+    : undefined;
   const server = createAdaptorServer({ fetch: app.fetch, autoCleanupIncoming: false }) as Server;
   let port: number;
   let statusPort: number | undefined;
   try {
     port = await listen(server, cfg.listen.host, cfg.listen.port);
-    if (statusServer && cfg.statusListen) statusPort = await listen(statusServer, cfg.statusListen.host, cfg.statusListen.port);
+    if (statusServer && cfg.statusListen)
+      statusPort = await listen(statusServer, cfg.statusListen.host, cfg.statusListen.port);
   } catch (err) {
     server.close();
     await closeRuntime(base);
@@ -153,7 +176,15 @@ export async function startSubscriber(config: SubscriberConfig | ResolvedConfig,
       random: base.random,
     },
   };
-  base.logger.info({ event: 'subscriber.listening', url: callbackBaseUrl, port, sources: cfg.sources.map((s) => s.name) }, 'subscriber.listening');
+  base.logger.info(
+    {
+      event: 'subscriber.listening',
+      url: callbackBaseUrl,
+      port,
+      sources: cfg.sources.map((s) => s.name),
+    },
+    'subscriber.listening',
+  );
 
   for (const sc of cfg.sources) {
     const runner = new SourceRunner(rt, sc, true);
@@ -205,13 +236,19 @@ export async function startSubscriber(config: SubscriberConfig | ResolvedConfig,
 
 function findSource(cfg: ResolvedConfig, name: string): SourceConfig {
   const sc = cfg.sources.find((s) => s.name === name);
-  if (!sc) throw new SubscriberError('RSN_SOURCE_UNKNOWN', `no source named ${JSON.stringify(name)} in the config (have: ${cfg.sources.map((s) => s.name).join(', ') || 'none'})`);
+  if (!sc)
+    throw new SubscriberError(
+      'RSN_SOURCE_UNKNOWN',
+      `no source named ${JSON.stringify(name)} in the config (have: ${cfg.sources.map((s) => s.name).join(', ') || 'none'})`,
+    );
   return sc;
 }
 
 /** `sync NAME`: one baseline (without a position) or one catch-up, without the hub. */
 export async function syncSource(
-  config: SubscriberConfig | ResolvedConfig, name: string, options: StartOptions = {},
+  config: SubscriberConfig | ResolvedConfig,
+  name: string,
+  options: StartOptions = {},
 ): Promise<{ syncedUntil?: string; outcome: CatchUpOutcome }> {
   const cfg = resolveConfig(config);
   const rt = buildRuntime(cfg, options);
@@ -229,7 +266,11 @@ export async function syncSource(
 }
 
 /** `audit NAME --repair`: one reconciliation (audit, then repair through the verified writer). */
-export async function repairSource(config: SubscriberConfig | ResolvedConfig, name: string, options: StartOptions = {}): Promise<ReconcileResult> {
+export async function repairSource(
+  config: SubscriberConfig | ResolvedConfig,
+  name: string,
+  options: StartOptions = {},
+): Promise<ReconcileResult> {
   const cfg = resolveConfig(config);
   const rt = buildRuntime(cfg, options);
   try {
@@ -246,23 +287,57 @@ export async function repairSource(config: SubscriberConfig | ResolvedConfig, na
 }
 
 /** `audit NAME`: compares the mirror with the Source's current Resource List. */
-export async function auditSource(config: SubscriberConfig | ResolvedConfig, name: string, options: StartOptions = {}): Promise<AuditReport & { resourceListUrl: string; stillChanging?: boolean }> {
+export async function auditSource(
+  config: SubscriberConfig | ResolvedConfig,
+  name: string,
+  options: StartOptions = {},
+): Promise<AuditReport & { resourceListUrl: string; stillChanging?: boolean }> {
   const cfg = resolveConfig(config);
   const sc = findSource(cfg, name);
   const logger = options.logger ?? createLogger(cfg.logLevel);
-  const http = createHttpGetter({ allowPrivateNetworks: cfg.allowPrivateNetworks, perHostConcurrency: sc.fetchConcurrencyPerHost });
+  const http = createHttpGetter({
+    allowPrivateNetworks: cfg.allowPrivateNetworks,
+    perHostConcurrency: sc.fetchConcurrencyPerHost,
+  });
   try {
     const d = await discoverSource(sc.url, pageFetcherFrom(http));
-    if (!d.resourceListUrl) throw new SubscriberError('RSN_AUDIT_NO_RESOURCELIST', `${name}: the Capability List has no Resource List to audit against`);
-    let report: AuditReport & { stillChanging?: boolean } = await auditMirror(d.resourceListUrl, sc.mirrorDir, http);
+    if (!d.resourceListUrl)
+      throw new SubscriberError(
+        'RSN_AUDIT_NO_RESOURCELIST',
+        `${name}: the Capability List has no Resource List to audit against`,
+      );
+    let report: AuditReport & { stillChanging?: boolean } = await auditMirror(
+      d.resourceListUrl,
+      sc.mirrorDir,
+      http,
+    );
     if (!report.inSync) {
       // A Source that is still changing moves the list under us: look once more. Differences that
       // moved between the two looks are the Source changing, not the mirror diverging.
       const second = await auditMirror(d.resourceListUrl, sc.mirrorDir, http);
-      const key = (r: AuditReport): string => JSON.stringify([r.missing, r.extra, r.different.map((x) => x.uri)]);
-      report = second.inSync ? second : { ...second, ...(second.at !== report.at && key(second) !== key(report) ? { stillChanging: true } : {}) };
+      const key = (r: AuditReport): string =>
+        JSON.stringify([r.missing, r.extra, r.different.map((x) => x.uri)]);
+      report = second.inSync
+        ? second
+        : {
+            ...second,
+            ...(second.at !== report.at && key(second) !== key(report)
+              ? { stillChanging: true }
+              : {}),
+          };
     }
-    logger.info({ event: 'audit.completed', source: name, inSync: report.inSync, checked: report.checked, missing: report.missing.length, extra: report.extra.length, different: report.different.length }, 'audit.completed');
+    logger.info(
+      {
+        event: 'audit.completed',
+        source: name,
+        inSync: report.inSync,
+        checked: report.checked,
+        missing: report.missing.length,
+        extra: report.extra.length,
+        different: report.different.length,
+      },
+      'audit.completed',
+    );
     return { ...report, resourceListUrl: d.resourceListUrl };
   } finally {
     await http.close();
@@ -272,12 +347,22 @@ export async function auditSource(config: SubscriberConfig | ResolvedConfig, nam
 /** Reads status from the store (works while the daemon runs: WAL readers do not block it). */
 function neverRunStatus(name: string, file: string): SourceStatus {
   return {
-    name, mode: 'unknown', lagMs: 0, buffered: 0, catchUps: 0, changesApplied: 0, errors: 0, resources: 0, ignoredDeliveries: 0,
+    name,
+    mode: 'unknown',
+    lagMs: 0,
+    buffered: 0,
+    catchUps: 0,
+    changesApplied: 0,
+    errors: 0,
+    resources: 0,
+    ignoredDeliveries: 0,
     lastError: `no state yet: the daemon has not run with this dataDir (no ${file})`,
   };
 }
 
-export async function readStatus(config: SubscriberConfig | ResolvedConfig): Promise<SourceStatus[]> {
+export async function readStatus(
+  config: SubscriberConfig | ResolvedConfig,
+): Promise<SourceStatus[]> {
   const cfg = resolveConfig(config);
   const file = join(cfg.dataDir, DB_FILE);
   // Before the daemon's first start there is no database: say so per source instead of failing.
@@ -345,7 +430,9 @@ export async function unsubscribeSource(
       clock: rt.clock,
       random: rt.random,
     };
-    const live = (await rt.repo.listSubscriptions(source.id)).filter((s) => s.state === 'active' || s.state === 'pending-subscribe');
+    const live = (await rt.repo.listSubscriptions(source.id)).filter(
+      (s) => s.state === 'active' || s.state === 'pending-subscribe',
+    );
     const accepted: number[] = [];
     for (const sub of live) {
       const outcome = await sendUnsubscribe(deps, sub, 'disabled');

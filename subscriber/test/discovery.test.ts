@@ -24,7 +24,12 @@ after(async () => {
   }
 });
 
-type RouteAnswer = { status?: number; type?: string; body?: string; headers?: Record<string, string | undefined> };
+type RouteAnswer = {
+  status?: number;
+  type?: string;
+  body?: string;
+  headers?: Record<string, string | undefined>;
+};
 type Route = (req: IncomingMessage, base: string) => RouteAnswer | undefined;
 
 async function serve(route: Route): Promise<string> {
@@ -35,7 +40,10 @@ async function serve(route: Route): Promise<string> {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       return;
     }
-    res.writeHead(out.status ?? 200, { 'content-type': out.type ?? 'application/xml', ...out.headers });
+    res.writeHead(out.status ?? 200, {
+      'content-type': out.type ?? 'application/xml',
+      ...out.headers,
+    });
     res.end(req.method === 'HEAD' ? undefined : (out.body ?? ''));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -44,7 +52,11 @@ async function serve(route: Route): Promise<string> {
   return base;
 }
 
-function fixture(path: string, base: string, originalPrefix = 'http://source.example.org/'): string {
+function fixture(
+  path: string,
+  base: string,
+  originalPrefix = 'http://source.example.org/',
+): string {
   return readFileSync(join(FIXTURES, path), 'utf8').split(originalPrefix).join(`${base}/`);
 }
 
@@ -52,15 +64,33 @@ function fixture(path: string, base: string, originalPrefix = 'http://source.exa
 const destinationCases: Route = (req, base) => {
   const url = new URL(req.url!, base);
   const p = url.pathname;
-  if (p === '/discover/loc1/capabilitylist.xml') return { body: fixture('destination-cases/discover/loc1/capabilitylist.xml', base) };
-  if (p === '/discover/loc1/page.html') return { type: 'text/html', body: fixture('destination-cases/discover/loc1/page.html', base) };
-  if (p === '/discover/loc1/corrupt_page.html') return { type: 'text/html', body: fixture('destination-cases/discover/loc1/corrupt_page.html', base) };
-  if (p === '/discover/loc1/unparsable.html') return { type: 'text/plain', body: fixture('destination-cases/discover/loc1/unparsable.html', base) };
+  if (p === '/discover/loc1/capabilitylist.xml')
+    return { body: fixture('destination-cases/discover/loc1/capabilitylist.xml', base) };
+  if (p === '/discover/loc1/page.html')
+    return { type: 'text/html', body: fixture('destination-cases/discover/loc1/page.html', base) };
+  if (p === '/discover/loc1/corrupt_page.html')
+    return {
+      type: 'text/html',
+      body: fixture('destination-cases/discover/loc1/corrupt_page.html', base),
+    };
+  if (p === '/discover/loc1/unparsable.html')
+    return {
+      type: 'text/plain',
+      body: fixture('destination-cases/discover/loc1/unparsable.html', base),
+    };
   if (p === '/discover/loc1/header_page.html') {
     // RC-8: the same page, but the link travels in an HTTP Link header.
-    return { type: 'text/html', body: fixture('destination-cases/discover/loc1/header_page.html', base), headers: { link: `<${base}/discover/loc1/capabilitylist.xml>; rel="resourcesync"` } };
+    return {
+      type: 'text/html',
+      body: fixture('destination-cases/discover/loc1/header_page.html', base),
+      headers: { link: `<${base}/discover/loc1/capabilitylist.xml>; rel="resourcesync"` },
+    };
   }
-  if (p === '/robots.txt') return { type: 'text/plain', body: fixture('destination-cases/discover/loc2/robots.txt', base) };
+  if (p === '/robots.txt')
+    return {
+      type: 'text/plain',
+      body: fixture('destination-cases/discover/loc2/robots.txt', base),
+    };
   if (p === '/discover/loc2/dataset1/resourcelist.xml') {
     // robots.txt points here; the fixtures do not include it, so it is written here (RC-9: up -> Capability List).
     return {
@@ -106,7 +136,11 @@ test('RC-9: robots.txt Sitemap: -> Resource List -> up -> Capability List (after
 });
 
 test('no route at all: RSN_DISCOVERY_FAILED with the steps tried', async () => {
-  const base = await serve((req, b) => (new URL(req.url!, b).pathname === '/page.txt' ? { type: 'text/plain', body: 'This is no html.' } : undefined));
+  const base = await serve((req, b) =>
+    new URL(req.url!, b).pathname === '/page.txt'
+      ? { type: 'text/plain', body: 'This is no html.' }
+      : undefined,
+  );
   await assert.rejects(discoverSource(`${base}/page.txt`, fetcher), (err: DiscoveryError) => {
     assert.equal(err.code, 'RSN_DISCOVERY_FAILED');
     const steps = (err.details.steps as { url: string }[]).map((s) => s.url);
@@ -119,10 +153,17 @@ test('no route at all: RSN_DISCOVERY_FAILED with the steps tried', async () => {
 /** resync's find1 tree as the root of a site: /.well-known/resourcesync with relative locs. */
 const find1: Route = (req, base) => {
   const p = new URL(req.url!, base).pathname;
-  if (p === '/.well-known/resourcesync') return { body: fixture('resync-testdata/find/find1/.well-known/resourcesync', base) };
-  if (p === '/data/capabilitylist.xml') return { body: fixture('resync-testdata/find/find1/data/capabilitylist.xml', base) };
-  if (p === '/data/resourcelist.xml') return { body: fixture('resync-testdata/find/find1/data/resourcelist.xml', base) };
-  if (p === '/') return { type: 'text/html', body: '<html><head><title>home</title></head><body>no links</body></html>' };
+  if (p === '/.well-known/resourcesync')
+    return { body: fixture('resync-testdata/find/find1/.well-known/resourcesync', base) };
+  if (p === '/data/capabilitylist.xml')
+    return { body: fixture('resync-testdata/find/find1/data/capabilitylist.xml', base) };
+  if (p === '/data/resourcelist.xml')
+    return { body: fixture('resync-testdata/find/find1/data/resourcelist.xml', base) };
+  if (p === '/')
+    return {
+      type: 'text/html',
+      body: '<html><head><title>home</title></head><body>no links</body></html>',
+    };
   return undefined;
 };
 
@@ -147,22 +188,39 @@ function channelSite(topicBehaviour: 'links' | 'no-links' | 'redirect' | 'down')
   return (req, base) => {
     const p = new URL(req.url!, base).pathname;
     if (p === '/dataset1/capabilitylist.xml') {
-      const xml = fixture('notifications/spec-notification-1.0.1_ex7_capabilitylist-with-change-notification-channel.xml', base, 'http://example.com/')
-        .split('http://hub.example.org/websub').join(`${base}/advertised-hub`);
+      const xml = fixture(
+        'notifications/spec-notification-1.0.1_ex7_capabilitylist-with-change-notification-channel.xml',
+        base,
+        'http://example.com/',
+      )
+        .split('http://hub.example.org/websub')
+        .join(`${base}/advertised-hub`);
       return { body: xml };
     }
     if (p === '/dataset1/change/') {
-      if (topicBehaviour === 'links') return { body: '', headers: { link: `<${base}/canonical-topic>; rel="self", <${base}/real-hub>; rel="hub"`, 'content-length': '0' } };
+      if (topicBehaviour === 'links')
+        return {
+          body: '',
+          headers: {
+            link: `<${base}/canonical-topic>; rel="self", <${base}/real-hub>; rel="hub"`,
+            'content-length': '0',
+          },
+        };
       if (topicBehaviour === 'no-links') return { body: '' };
-      if (topicBehaviour === 'redirect') return { status: 301, headers: { location: `${base}/moved/change/` } };
+      if (topicBehaviour === 'redirect')
+        return { status: 301, headers: { location: `${base}/moved/change/` } };
       return { status: 503, type: 'text/plain', body: 'down' };
     }
-    if (p === '/moved/change/') return { body: '', headers: { link: `<${base}/moved/change/>; rel="self", <${base}/real-hub>; rel="hub"` } };
+    if (p === '/moved/change/')
+      return {
+        body: '',
+        headers: { link: `<${base}/moved/change/>; rel="self", <${base}/real-hub>; rel="hub"` },
+      };
     return undefined;
   };
 }
 
-test('RA-5/WS-1/WS-2: the topic\'s Link rel=self becomes hub.topic and its rel=hub wins over the advertised hub', async () => {
+test("RA-5/WS-1/WS-2: the topic's Link rel=self becomes hub.topic and its rel=hub wins over the advertised hub", async () => {
   const base = await serve(channelSite('links'));
   const d = await discoverSource(`${base}/dataset1/capabilitylist.xml`, fetcher);
   assert.equal(d.mode, 'push');
@@ -180,7 +238,7 @@ test('WS-3: redirects on the topic are followed and the final self is used', asy
   assert.equal(d.channel?.hub, `${base}/real-hub`);
 });
 
-test('RA-1: without Link headers on the topic (or with the topic down) the Capability List\'s rs:ln rel=hub is used', async () => {
+test("RA-1: without Link headers on the topic (or with the topic down) the Capability List's rs:ln rel=hub is used", async () => {
   for (const behaviour of ['no-links', 'down'] as const) {
     const base = await serve(channelSite(behaviour));
     const d = await discoverSource(`${base}/dataset1/capabilitylist.xml`, fetcher);

@@ -61,7 +61,11 @@ test('the subscriber catalog lists exactly the pinned codes, each with its class
 test('no RSN_ code literal in subscriber/src is missing from the catalogs', async () => {
   const src = fileURLToPath(new URL('../src/', import.meta.url));
   // The intake also logs the service-kit's body-limit codes (RSN_BODY_*).
-  const known = new Set([...Object.keys(SUBSCRIBER_ERRORS), ...Object.keys(SHARED_ERRORS), ...Object.keys(SERVICE_KIT_ERRORS)]);
+  const known = new Set([
+    ...Object.keys(SUBSCRIBER_ERRORS),
+    ...Object.keys(SHARED_ERRORS),
+    ...Object.keys(SERVICE_KIT_ERRORS),
+  ]);
   const unknown: string[] = [];
   async function scan(dir: string): Promise<void> {
     for (const name of await readdir(dir)) {

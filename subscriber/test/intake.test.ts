@@ -20,7 +20,10 @@ import { DEFAULT_LEASE_POLICY } from '../src/subscription/index.js';
 
 const TOPIC = 'http://source.test/topic';
 
-async function setup(t: { after: (fn: () => Promise<void> | void) => void }, opts: { maxBodyBytes?: number } = {}) {
+async function setup(
+  t: { after: (fn: () => Promise<void> | void) => void },
+  opts: { maxBodyBytes?: number } = {},
+) {
   const dir = await mkdtemp(join(tmpdir(), 'rsn-intake-'));
   const file = join(dir, 'subscriber.db');
   const repo = openSqliteStore({ file });
@@ -53,27 +56,54 @@ async function setup(t: { after: (fn: () => Promise<void> | void) => void }, opt
   const addSub = (p: Partial<SubscriptionRecord> = {}) => {
     const token = `tok${++n}x${Math.random().toString(36).slice(2)}`;
     return repo.insertSubscription({
-      sourceId: source.id, hub: 'http://hub.test/', topic: TOPIC, callbackToken: token, callbackUrl: `${base}/callback/${token}`,
-      secret: 'the-secret', state: 'pending-subscribe', requestedAt: Date.now(), attempt: 1, requestedLeaseSeconds: 600, ...p,
+      sourceId: source.id,
+      hub: 'http://hub.test/',
+      topic: TOPIC,
+      callbackToken: token,
+      callbackUrl: `${base}/callback/${token}`,
+      secret: 'the-secret',
+      state: 'pending-subscribe',
+      requestedAt: Date.now(),
+      attempt: 1,
+      requestedLeaseSeconds: 600,
+      ...p,
     });
   };
   const get = async (path: string, q: Record<string, string>) => {
     const res = await request(`${base}${path}?${new URLSearchParams(q).toString()}`);
-    return { status: res.statusCode, body: await res.body.text(), type: res.headers['content-type'] };
+    return {
+      status: res.statusCode,
+      body: await res.body.text(),
+      type: res.headers['content-type'],
+    };
   };
-  const post = async (path: string, body: string | Buffer, headers: Record<string, string> = {}) => {
-    const res = await request(`${base}${path}`, { method: 'POST', body, headers: { 'content-type': 'application/xml', ...headers } });
+  const post = async (
+    path: string,
+    body: string | Buffer,
+    headers: Record<string, string> = {},
+  ) => {
+    const res = await request(`${base}${path}`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/xml', ...headers },
+    });
     return { status: res.statusCode, body: await res.body.text() };
   };
   return { repo, file, base, delivered, changed, metrics, addSub, get, post };
 }
 
-const PAYLOAD = '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/"><rs:md capability="change-notification" from="2020-01-01T00:00:00Z" until="2020-01-01T00:00:01Z"/></urlset>';
+const PAYLOAD =
+  '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/"><rs:md capability="change-notification" from="2020-01-01T00:00:00Z" until="2020-01-01T00:00:01Z"/></urlset>';
 
 test('WS-8: a pending subscribe is confirmed with exactly the challenge as text/plain', async (t) => {
   const h = await setup(t);
   const sub = await h.addSub();
-  const res = await h.get(`/callback/${sub.callbackToken}`, { 'hub.mode': 'subscribe', 'hub.topic': TOPIC, 'hub.challenge': 'ch4ll3nge \u00e9', 'hub.lease_seconds': '321' });
+  const res = await h.get(`/callback/${sub.callbackToken}`, {
+    'hub.mode': 'subscribe',
+    'hub.topic': TOPIC,
+    'hub.challenge': 'ch4ll3nge \u00e9',
+    'hub.lease_seconds': '321',
+  });
   assert.equal(res.status, 200);
   assert.equal(res.body, 'ch4ll3nge \u00e9');
   assert.match(String(res.type), /^text\/plain/);
@@ -90,23 +120,57 @@ test('WS-8: mismatched topic, wrong mode, unknown callback or a non-pending subs
   const sub = await h.addSub();
   const active = await h.addSub({ state: 'active' });
   const cases: [string, Record<string, string>][] = [
-    [`/callback/${sub.callbackToken}`, { 'hub.mode': 'subscribe', 'hub.topic': 'http://source.test/other', 'hub.challenge': 'x', 'hub.lease_seconds': '5' }],
-    [`/callback/${sub.callbackToken}`, { 'hub.mode': 'unsubscribe', 'hub.topic': TOPIC, 'hub.challenge': 'x' }],
-    ['/callback/unknown-token', { 'hub.mode': 'subscribe', 'hub.topic': TOPIC, 'hub.challenge': 'x', 'hub.lease_seconds': '5' }],
-    [`/callback/${active.callbackToken}`, { 'hub.mode': 'subscribe', 'hub.topic': TOPIC, 'hub.challenge': 'x', 'hub.lease_seconds': '5' }],
+    [
+      `/callback/${sub.callbackToken}`,
+      {
+        'hub.mode': 'subscribe',
+        'hub.topic': 'http://source.test/other',
+        'hub.challenge': 'x',
+        'hub.lease_seconds': '5',
+      },
+    ],
+    [
+      `/callback/${sub.callbackToken}`,
+      { 'hub.mode': 'unsubscribe', 'hub.topic': TOPIC, 'hub.challenge': 'x' },
+    ],
+    [
+      '/callback/unknown-token',
+      {
+        'hub.mode': 'subscribe',
+        'hub.topic': TOPIC,
+        'hub.challenge': 'x',
+        'hub.lease_seconds': '5',
+      },
+    ],
+    [
+      `/callback/${active.callbackToken}`,
+      {
+        'hub.mode': 'subscribe',
+        'hub.topic': TOPIC,
+        'hub.challenge': 'x',
+        'hub.lease_seconds': '5',
+      },
+    ],
   ];
   for (const [path, q] of cases) {
     const res = await h.get(path, q);
     assert.equal(res.status, 404, JSON.stringify(q));
     assert.notEqual(res.body, 'x');
   }
-  assert.equal((await h.repo.findSubscriptionByToken(sub.callbackToken))?.state, 'pending-subscribe');
+  assert.equal(
+    (await h.repo.findSubscriptionByToken(sub.callbackToken))?.state,
+    'pending-subscribe',
+  );
 });
 
 test('WS-10: hub.mode=denied is answered 2xx and recorded with its reason', async (t) => {
   const h = await setup(t);
   const sub = await h.addSub();
-  const res = await h.get(`/callback/${sub.callbackToken}`, { 'hub.mode': 'denied', 'hub.topic': TOPIC, 'hub.reason': 'topic not allowed' });
+  const res = await h.get(`/callback/${sub.callbackToken}`, {
+    'hub.mode': 'denied',
+    'hub.topic': TOPIC,
+    'hub.reason': 'topic not allowed',
+  });
   assert.equal(res.status, 200);
   const rec = await h.repo.findSubscriptionByToken(sub.callbackToken);
   assert.equal(rec?.state, 'denied');
@@ -116,13 +180,20 @@ test('WS-10: hub.mode=denied is answered 2xx and recorded with its reason', asyn
 test('WS-19/WS-9: a pending unsubscribe is confirmed (lease ignored); afterwards deliveries get 410 (WS-12)', async (t) => {
   const h = await setup(t);
   const sub = await h.addSub({ state: 'pending-unsubscribe', leaseExpiresAt: 123 });
-  const res = await h.get(`/callback/${sub.callbackToken}`, { 'hub.mode': 'unsubscribe', 'hub.topic': TOPIC, 'hub.challenge': 'bye', 'hub.lease_seconds': '999' });
+  const res = await h.get(`/callback/${sub.callbackToken}`, {
+    'hub.mode': 'unsubscribe',
+    'hub.topic': TOPIC,
+    'hub.challenge': 'bye',
+    'hub.lease_seconds': '999',
+  });
   assert.equal(res.status, 200);
   assert.equal(res.body, 'bye');
   const rec = await h.repo.findSubscriptionByToken(sub.callbackToken);
   assert.equal(rec?.state, 'unsubscribed');
   assert.equal(rec?.leaseExpiresAt, 123);
-  const del = await h.post(`/callback/${sub.callbackToken}`, PAYLOAD, { 'x-hub-signature': signatureHeader('sha256', 'the-secret', PAYLOAD) });
+  const del = await h.post(`/callback/${sub.callbackToken}`, PAYLOAD, {
+    'x-hub-signature': signatureHeader('sha256', 'the-secret', PAYLOAD),
+  });
   assert.equal(del.status, 410);
 });
 
@@ -131,11 +202,17 @@ test('WS-11/WS-14: a correctly signed delivery is stored raw in the inbox before
   const sub = await h.addSub({ state: 'active' });
   for (const method of ['sha1', 'sha256', 'sha384', 'sha512'] as const) {
     const body = PAYLOAD.replace('00:00:01Z', `00:00:0${method.length}Z`);
-    const res = await h.post(`/callback/${sub.callbackToken}`, body, { 'x-hub-signature': signatureHeader(method, 'the-secret', body).toUpperCase().replace(method.toUpperCase(), method) });
+    const res = await h.post(`/callback/${sub.callbackToken}`, body, {
+      'x-hub-signature': signatureHeader(method, 'the-secret', body)
+        .toUpperCase()
+        .replace(method.toUpperCase(), method),
+    });
     assert.equal(res.status, 202, method);
     // Read through a second connection right after the answer: the row must already be committed.
     const other = new Database(h.file, { readonly: true });
-    const row = other.prepare('SELECT body, signature FROM inbox ORDER BY id DESC LIMIT 1').get() as { body: Buffer; signature: string };
+    const row = other
+      .prepare('SELECT body, signature FROM inbox ORDER BY id DESC LIMIT 1')
+      .get() as { body: Buffer; signature: string };
     other.close();
     assert.equal(row.body.toString(), body);
     assert.equal(row.signature, 'ok');
@@ -153,11 +230,17 @@ test('WS-16: an unsigned delivery on a subscription with a secret gets 403 (not 
 test('WS-15: a wrong signature is answered 2xx but ignored and counted', async (t) => {
   const h = await setup(t);
   const sub = await h.addSub({ state: 'active' });
-  const wrong = await h.post(`/callback/${sub.callbackToken}`, PAYLOAD, { 'x-hub-signature': signatureHeader('sha256', 'another-secret', PAYLOAD) });
+  const wrong = await h.post(`/callback/${sub.callbackToken}`, PAYLOAD, {
+    'x-hub-signature': signatureHeader('sha256', 'another-secret', PAYLOAD),
+  });
   assert.equal(wrong.status, 202);
-  const tampered = await h.post(`/callback/${sub.callbackToken}`, PAYLOAD + ' ', { 'x-hub-signature': signatureHeader('sha256', 'the-secret', PAYLOAD) });
+  const tampered = await h.post(`/callback/${sub.callbackToken}`, PAYLOAD + ' ', {
+    'x-hub-signature': signatureHeader('sha256', 'the-secret', PAYLOAD),
+  });
   assert.equal(tampered.status, 202);
-  const malformed = await h.post(`/callback/${sub.callbackToken}`, PAYLOAD, { 'x-hub-signature': 'md5=abc' });
+  const malformed = await h.post(`/callback/${sub.callbackToken}`, PAYLOAD, {
+    'x-hub-signature': 'md5=abc',
+  });
   assert.equal(malformed.status, 202);
   assert.equal((await h.repo.listOpenInbox(sub.sourceId)).length, 0);
   assert.equal(h.delivered.length, 0);
@@ -167,14 +250,17 @@ test('WS-15: a wrong signature is answered 2xx but ignored and counted', async (
 test('WS-13: the subscription is identified by the callback URL, not by the Link header', async (t) => {
   const h = await setup(t);
   const sub = await h.addSub({ state: 'active', secret: undefined });
-  const res = await h.post(`/callback/${sub.callbackToken}`, PAYLOAD, { link: '<http://elsewhere.test/topic>; rel="self", <http://evil.test/hub>; rel="hub"' });
+  const res = await h.post(`/callback/${sub.callbackToken}`, PAYLOAD, {
+    link: '<http://elsewhere.test/topic>; rel="self", <http://evil.test/hub>; rel="hub"',
+  });
   assert.equal(res.status, 202);
   const open = await h.repo.listOpenInbox(sub.sourceId);
   assert.equal(open.length, 1);
   assert.equal(open[0]!.subscriptionId, sub.id);
   assert.equal(open[0]!.signature, 'unsigned');
   // Processing is told after the answer (WS-11): wait for it.
-  for (let i = 0; i < 100 && h.delivered.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 100 && h.delivered.length === 0; i++)
+    await new Promise((r) => setTimeout(r, 10));
   assert.equal(h.delivered[0]?.id, open[0]!.id);
 });
 

@@ -7,7 +7,11 @@ import { computeHashList, formatHashList } from '@rsnotify/shared';
 import type { ResourceStateStore } from '../src/mirror/index.js';
 import * as kit from '@rsnotify/service-kit/testing';
 
-export type Handler = (req: IncomingMessage, res: ServerResponse, hit: number) => void | Promise<void>;
+export type Handler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  hit: number,
+) => void | Promise<void>;
 
 export interface FakeSource {
   readonly baseUrl: string;
@@ -36,7 +40,9 @@ export async function startFakeSource(): Promise<FakeSource> {
     counts.set(path, hit);
     inFlight++;
     maxInFlight = Math.max(maxInFlight, inFlight);
-    res.on('close', () => { inFlight--; });
+    res.on('close', () => {
+      inFlight--;
+    });
     const handler = routes.get(path);
     if (!handler) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
@@ -52,16 +58,28 @@ export async function startFakeSource(): Promise<FakeSource> {
   const port = (server.address() as AddressInfo).port;
   return {
     baseUrl: `http://127.0.0.1:${port}`,
-    route(path, handler) { routes.set(path, handler); },
+    route(path, handler) {
+      routes.set(path, handler);
+    },
     serve(path, body, headers = {}) {
       routes.set(path, (_req, res) => {
         const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-        res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(bytes.length), ...headers }).end(bytes);
+        res
+          .writeHead(200, {
+            'content-type': 'application/octet-stream',
+            'content-length': String(bytes.length),
+            ...headers,
+          })
+          .end(bytes);
       });
     },
     log,
-    hits(path) { return counts.get(path) ?? 0; },
-    get maxInFlight() { return maxInFlight; },
+    hits(path) {
+      return counts.get(path) ?? 0;
+    },
+    get maxInFlight() {
+      return maxInFlight;
+    },
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -69,31 +87,55 @@ export async function startFakeSource(): Promise<FakeSource> {
   };
 }
 
-export function memoryStateStore(): ResourceStateStore & { readonly rows: Map<string, { lastChangeKey?: string; sha256?: string; length?: number; path: string }> } {
-  const rows = new Map<string, { lastChangeKey?: string; sha256?: string; length?: number; path: string }>();
+export function memoryStateStore(): ResourceStateStore & {
+  readonly rows: Map<
+    string,
+    { lastChangeKey?: string; sha256?: string; length?: number; path: string }
+  >;
+} {
+  const rows = new Map<
+    string,
+    { lastChangeKey?: string; sha256?: string; length?: number; path: string }
+  >();
   return {
     rows,
-    async get(uri) { return rows.get(uri); },
-    async set(uri, state) { if (state === null) rows.delete(uri); else rows.set(uri, state); },
+    async get(uri) {
+      return rows.get(uri);
+    },
+    async set(uri, state) {
+      if (state === null) rows.delete(uri);
+      else rows.set(uri, state);
+    },
   };
 }
 
-export const tempDir = (prefix = 'rsn-data-'): ReturnType<typeof kit.tempDir> => kit.tempDir(prefix);
+export const tempDir = (prefix = 'rsn-data-'): ReturnType<typeof kit.tempDir> =>
+  kit.tempDir(prefix);
 
 export const sleep = kit.sleep;
 
 /** Polls until `check` returns true, failing after `timeoutMs`. */
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000, what = 'condition'): Promise<void> {
+export async function waitFor(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<void> {
   await kit.waitFor(check, { timeoutMs, what, intervalMs: 10 });
 }
 
 /** A Resource List (RC-14) over the given items; hashes computed unless given. */
-export function resourceList(base: string, at: string, items: { path: string; body: string; hash?: string }[]): string {
-  const urls = items.map((i) => {
-    const bytes = Buffer.from(i.body);
-    const hash = i.hash ?? formatHashList(computeHashList(bytes, ['md5', 'sha-256']));
-    return `<url><loc>${base}${i.path}</loc><rs:md hash="${hash}" length="${bytes.length}"/></url>`;
-  }).join('\n');
+export function resourceList(
+  base: string,
+  at: string,
+  items: { path: string; body: string; hash?: string }[],
+): string {
+  const urls = items
+    .map((i) => {
+      const bytes = Buffer.from(i.body);
+      const hash = i.hash ?? formatHashList(computeHashList(bytes, ['md5', 'sha-256']));
+      return `<url><loc>${base}${i.path}</loc><rs:md hash="${hash}" length="${bytes.length}"/></url>`;
+    })
+    .join('\n');
   return `<?xml version="1.0" encoding="UTF-8"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
 <rs:ln rel="up" href="${base}/capabilitylist.xml"/>

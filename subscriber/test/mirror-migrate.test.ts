@@ -17,15 +17,27 @@ test('layout migration: a layout-1 index file and long name move to the current 
   const long = 'x'.repeat(300);
   const legacy = [
     { uri: 'http://example.org/dir/', path: join(host, 'dir', '%2F'), body: 'index' },
-    { uri: `http://example.org/${long}`, path: join(host, `${'x'.repeat(133)}%2F${'0'.repeat(64)}`), body: 'long' },
+    {
+      uri: `http://example.org/${long}`,
+      path: join(host, `${'x'.repeat(133)}%2F${'0'.repeat(64)}`),
+      body: 'long',
+    },
     { uri: 'http://example.org/plain.txt', path: join(host, 'plain.txt'), body: 'plain' },
   ];
   for (const l of legacy) await writeFile(l.path, l.body);
   const recorded = new Map<string, string>();
-  const rows = [...legacy.map(({ uri, path }) => ({ uri, path })), { uri: 'http://example.org/gone/', path: join(host, 'gone', '%2F') }];
-  const r = await migrateMirrorLayout(m, rows, async (uri, path) => { recorded.set(uri, path); });
+  const rows = [
+    ...legacy.map(({ uri, path }) => ({ uri, path })),
+    { uri: 'http://example.org/gone/', path: join(host, 'gone', '%2F') },
+  ];
+  const r = await migrateMirrorLayout(m, rows, async (uri, path) => {
+    recorded.set(uri, path);
+  });
   assert.equal(r.moved, 2);
-  assert.deepEqual(r.failed.map((f) => f.uri), ['http://example.org/gone/']);
+  assert.deepEqual(
+    r.failed.map((f) => f.uri),
+    ['http://example.org/gone/'],
+  );
   for (const l of legacy) {
     const now = uriToMirrorPath(m, l.uri);
     assert.equal(await readFile(now, 'utf8'), l.body, l.uri);
@@ -36,6 +48,10 @@ test('layout migration: a layout-1 index file and long name move to the current 
   }
   assert.equal(uriToMirrorPath(m, 'http://example.org/dir/'), join(host, 'dir', '%%index'));
   // A second run has nothing left to do.
-  const again = await migrateMirrorLayout(m, legacy.map((l) => ({ uri: l.uri, path: recorded.get(l.uri) ?? l.path })), async () => undefined);
+  const again = await migrateMirrorLayout(
+    m,
+    legacy.map((l) => ({ uri: l.uri, path: recorded.get(l.uri) ?? l.path })),
+    async () => undefined,
+  );
   assert.deepEqual(again, { moved: 0, failed: [] });
 });

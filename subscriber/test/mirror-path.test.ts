@@ -39,37 +39,102 @@ for (const uri of traversal) {
       assert.ok(!p.slice(M.length).split(sep).includes('..'));
       assert.ok(!p.includes('\0'));
     } catch (err) {
-      assert.ok(isRsnotifyError(err, 'RSN_PATH_ESCAPE') || isRsnotifyError(err, 'RSN_PATH_UNMAPPABLE'), String(err));
+      assert.ok(
+        isRsnotifyError(err, 'RSN_PATH_ESCAPE') || isRsnotifyError(err, 'RSN_PATH_UNMAPPABLE'),
+        String(err),
+      );
     }
   });
 }
 
 test('promise 4: separators and dot segments hidden in escapes are refused with RSN_PATH_ESCAPE', () => {
-  for (const uri of ['http://example.org/..%2F..%2Fx', 'http://example.org/a%2Fb', 'http://example.org/a%5Cb']) {
+  for (const uri of [
+    'http://example.org/..%2F..%2Fx',
+    'http://example.org/a%2Fb',
+    'http://example.org/a%5Cb',
+  ]) {
     // An escaped separator stays escaped inside one file name: never a directory step.
     const p = uriToMirrorPath(M, uri);
     assert.ok(inside(p), p);
-    assert.ok(!p.slice(M.length + 1).split('/').slice(1).includes('..'), p);
-    assert.equal(p.split('/').length, M.split('/').length + 2, `one name under the host directory: ${p}`);
+    assert.ok(
+      !p
+        .slice(M.length + 1)
+        .split('/')
+        .slice(1)
+        .includes('..'),
+      p,
+    );
+    assert.equal(
+      p.split('/').length,
+      M.split('/').length + 2,
+      `one name under the host directory: ${p}`,
+    );
   }
-  for (const uri of ['http://example.org/a%00b', 'http://example.org/a//b', 'ftp://example.org/x', 'http://example.org/x%zz']) {
-    assert.throws(() => uriToMirrorPath(M, uri), (e) => isRsnotifyError(e, 'RSN_PATH_UNMAPPABLE'), uri);
+  for (const uri of [
+    'http://example.org/a%00b',
+    'http://example.org/a//b',
+    'ftp://example.org/x',
+    'http://example.org/x%zz',
+  ]) {
+    assert.throws(
+      () => uriToMirrorPath(M, uri),
+      (e) => isRsnotifyError(e, 'RSN_PATH_UNMAPPABLE'),
+      uri,
+    );
   }
 });
 
 test('promise 4: distinct odd but legal URIs map to distinct files under their host directory', () => {
   const uris = [
-    'http://example.org/a b', 'http://example.org/a%2520b', 'http://example.org/a+b', 'http://example.org/a&b',
-    'http://example.org/caf%C3%A9', 'http://example.org/cafe%CC%81', 'http://example.org/日本語/資料',
-    'http://example.org/r?x=1&y=2', 'http://example.org/r?x=1%26y=2', 'http://example.org/r?x=1/2', 'http://example.org/r?x=1%2F2',
-    'http://example.org/r?', 'http://example.org/r', 'http://example.org/r%3F', 'http://example.org/r%3Fx=1&y=2',
-    'http://example.org/r/', 'http://example.org/r/?', 'http://example.org/', 'http://example.org/x%25', 'http://example.org/a%26b', 'http://example.org/%5B1%5D', 'http://example.org/[1]', 'http://example.org/%FF', 'http://example.org/%C3%BF',
-    'http://example.org:8080/r', 'https://example.org/r', 'http://EXAMPLE.org./r', 'http://example.org/R',
-    'http://example.org/a:b', 'http://example.org/a%3Ab', 'http://example.org/.hidden', 'http://example.org/...',
-    'http://example.org/' + 'x'.repeat(300), 'http://example.org/' + 'x'.repeat(301),
-    'http://example.org/' + 'x'.repeat(300) + '?q', 'http://example.org/%2Ftmp-00', 'http://example.org/a%2Fb.txt', 'http://example.org/a/b.txt', 'http://example.org/%2F',
-    'http://example.org/%2F%2Findex', 'http://example.org/x%25%25self',
-  ].filter((u) => { try { uriToMirrorPath(M, u); return true; } catch { return false; } });
+    'http://example.org/a b',
+    'http://example.org/a%2520b',
+    'http://example.org/a+b',
+    'http://example.org/a&b',
+    'http://example.org/caf%C3%A9',
+    'http://example.org/cafe%CC%81',
+    'http://example.org/日本語/資料',
+    'http://example.org/r?x=1&y=2',
+    'http://example.org/r?x=1%26y=2',
+    'http://example.org/r?x=1/2',
+    'http://example.org/r?x=1%2F2',
+    'http://example.org/r?',
+    'http://example.org/r',
+    'http://example.org/r%3F',
+    'http://example.org/r%3Fx=1&y=2',
+    'http://example.org/r/',
+    'http://example.org/r/?',
+    'http://example.org/',
+    'http://example.org/x%25',
+    'http://example.org/a%26b',
+    'http://example.org/%5B1%5D',
+    'http://example.org/[1]',
+    'http://example.org/%FF',
+    'http://example.org/%C3%BF',
+    'http://example.org:8080/r',
+    'https://example.org/r',
+    'http://EXAMPLE.org./r',
+    'http://example.org/R',
+    'http://example.org/a:b',
+    'http://example.org/a%3Ab',
+    'http://example.org/.hidden',
+    'http://example.org/...',
+    'http://example.org/' + 'x'.repeat(300),
+    'http://example.org/' + 'x'.repeat(301),
+    'http://example.org/' + 'x'.repeat(300) + '?q',
+    'http://example.org/%2Ftmp-00',
+    'http://example.org/a%2Fb.txt',
+    'http://example.org/a/b.txt',
+    'http://example.org/%2F',
+    'http://example.org/%2F%2Findex',
+    'http://example.org/x%25%25self',
+  ].filter((u) => {
+    try {
+      uriToMirrorPath(M, u);
+      return true;
+    } catch {
+      return false;
+    }
+  });
   assert.ok(uris.length >= 30, 'most of them are mappable');
   const seen = new Map<string, string>();
   for (const uri of uris) {
@@ -84,19 +149,43 @@ test('promise 4: distinct odd but legal URIs map to distinct files under their h
 });
 
 test('promise 4: equivalent spellings of one URI share a file (WHATWG normalisation)', () => {
-  assert.equal(uriToMirrorPath(M, 'http://example.org/a%20b'), uriToMirrorPath(M, 'http://example.org/a b'));
-  assert.equal(uriToMirrorPath(M, 'http://Example.ORG/x'), uriToMirrorPath(M, 'http://example.org/x'));
-  assert.equal(uriToMirrorPath(M, 'http://example.org:80/x'), uriToMirrorPath(M, 'http://example.org/x'));
-  assert.equal(uriToMirrorPath(M, 'http://example.org/x#frag'), uriToMirrorPath(M, 'http://example.org/x'));
+  assert.equal(
+    uriToMirrorPath(M, 'http://example.org/a%20b'),
+    uriToMirrorPath(M, 'http://example.org/a b'),
+  );
+  assert.equal(
+    uriToMirrorPath(M, 'http://Example.ORG/x'),
+    uriToMirrorPath(M, 'http://example.org/x'),
+  );
+  assert.equal(
+    uriToMirrorPath(M, 'http://example.org:80/x'),
+    uriToMirrorPath(M, 'http://example.org/x'),
+  );
+  assert.equal(
+    uriToMirrorPath(M, 'http://example.org/x#frag'),
+    uriToMirrorPath(M, 'http://example.org/x'),
+  );
   // RFC 3986 §6.2.2.1: hex digits of an escape are case-insensitive.
-  assert.equal(uriToMirrorPath(M, 'http://example.org/a%2fb.txt'), uriToMirrorPath(M, 'http://example.org/a%2Fb.txt'));
+  assert.equal(
+    uriToMirrorPath(M, 'http://example.org/a%2fb.txt'),
+    uriToMirrorPath(M, 'http://example.org/a%2Fb.txt'),
+  );
 });
 
 test('layout: host directory with port, readable segments, the reserved index name for a trailing slash', () => {
-  assert.equal(uriToMirrorPath(M, 'http://127.0.0.1:8889/resources/70'), `${M}/127.0.0.1%3A8889/resources/70`);
-  assert.equal(uriToMirrorPath(M, 'http://example.org/dir/'), `${M}/example.org/dir/${INDEX_FILE_NAME}`);
+  assert.equal(
+    uriToMirrorPath(M, 'http://127.0.0.1:8889/resources/70'),
+    `${M}/127.0.0.1%3A8889/resources/70`,
+  );
+  assert.equal(
+    uriToMirrorPath(M, 'http://example.org/dir/'),
+    `${M}/example.org/dir/${INDEX_FILE_NAME}`,
+  );
   assert.equal(uriToMirrorPath(M, 'http://example.org/a b/é?q=1'), `${M}/example.org/a b/é?q=1`);
   // An encoded '/' stays encoded in one file name, distinct from the file b.txt in directory a.
-  assert.equal(uriToMirrorPath(M, 'http://example.org/m/a%2Fb.txt'), `${M}/example.org/m/a%2Fb.txt`);
+  assert.equal(
+    uriToMirrorPath(M, 'http://example.org/m/a%2Fb.txt'),
+    `${M}/example.org/m/a%2Fb.txt`,
+  );
   assert.equal(uriToMirrorPath(M, 'http://example.org/m/a/b.txt'), `${M}/example.org/m/a/b.txt`);
 });

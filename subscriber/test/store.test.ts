@@ -24,8 +24,21 @@ test('migrations apply on a fresh file; WAL and synchronous=FULL are on', async 
   const { store } = await tempStore(t);
   assert.equal(store.sqlite.pragma('journal_mode', { simple: true }), 'wal');
   assert.equal(store.sqlite.pragma('synchronous', { simple: true }), 2);
-  const tables = (store.sqlite.prepare("SELECT name FROM sqlite_master WHERE type='table'").all() as { name: string }[]).map((r) => r.name);
-  for (const name of ['sources', 'subscriptions', 'inbox', 'position', 'resources', 'events', 'catchups']) assert.ok(tables.includes(name), name);
+  const tables = (
+    store.sqlite.prepare("SELECT name FROM sqlite_master WHERE type='table'").all() as {
+      name: string;
+    }[]
+  ).map((r) => r.name);
+  for (const name of [
+    'sources',
+    'subscriptions',
+    'inbox',
+    'position',
+    'resources',
+    'events',
+    'catchups',
+  ])
+    assert.ok(tables.includes(name), name);
 });
 
 test('a reopened store keeps its data and does not re-run migrations', async (t) => {
@@ -41,12 +54,26 @@ test('promise 2: an inbox row is committed (visible to another connection) when 
   const { store, file } = await tempStore(t);
   const src = await store.ensureSource('a', 'http://x/');
   const bodies = Array.from({ length: 20 }, (_, i) => Buffer.from(`<urlset>${i}</urlset>`));
-  const ids = await Promise.all(bodies.map((body) => store.insertInbox({ sourceId: src.id, receivedAt: 1, body, signature: 'unsigned' })));
+  const ids = await Promise.all(
+    bodies.map((body) =>
+      store.insertInbox({ sourceId: src.id, receivedAt: 1, body, signature: 'unsigned' }),
+    ),
+  );
   const other = new Database(file, { readonly: true });
   t.after(() => other.close());
-  const rows = other.prepare('SELECT id, body, state FROM inbox ORDER BY id').all() as { id: number; body: Buffer; state: string }[];
-  assert.deepEqual(rows.map((r) => r.id), ids);
-  assert.deepEqual(rows.map((r) => r.body.toString()), bodies.map((b) => b.toString()));
+  const rows = other.prepare('SELECT id, body, state FROM inbox ORDER BY id').all() as {
+    id: number;
+    body: Buffer;
+    state: string;
+  }[];
+  assert.deepEqual(
+    rows.map((r) => r.id),
+    ids,
+  );
+  assert.deepEqual(
+    rows.map((r) => r.body.toString()),
+    bodies.map((b) => b.toString()),
+  );
   assert.ok(rows.every((r) => r.state === 'new'));
 });
 
@@ -54,11 +81,26 @@ test('open inbox rows come back oldest first; finished ones do not', async (t) =
   const { store } = await tempStore(t);
   const src = await store.ensureSource('a', 'http://x/');
   const ids = [];
-  for (let i = 0; i < 4; i++) ids.push(await store.insertInbox({ sourceId: src.id, receivedAt: i, body: Buffer.from(String(i)), signature: 'ok' }));
+  for (let i = 0; i < 4; i++)
+    ids.push(
+      await store.insertInbox({
+        sourceId: src.id,
+        receivedAt: i,
+        body: Buffer.from(String(i)),
+        signature: 'ok',
+      }),
+    );
   await store.setInboxState([ids[1]!], 'applied');
-  await store.updateInbox(ids[2]!, { state: 'buffered', from: '2020-01-01T00:00:00Z', until: '2020-01-01T00:00:05Z' });
+  await store.updateInbox(ids[2]!, {
+    state: 'buffered',
+    from: '2020-01-01T00:00:00Z',
+    until: '2020-01-01T00:00:05Z',
+  });
   const open = await store.listOpenInbox(src.id);
-  assert.deepEqual(open.map((r) => r.id), [ids[0], ids[2], ids[3]]);
+  assert.deepEqual(
+    open.map((r) => r.id),
+    [ids[0], ids[2], ids[3]],
+  );
   assert.equal(open[1]!.until, '2020-01-01T00:00:05Z');
   assert.equal((await store.counters(src.id)).openInbox, 3);
 });
@@ -67,12 +109,24 @@ test('subscriptions: insert, find by token, update', async (t) => {
   const { store } = await tempStore(t);
   const src = await store.ensureSource('a', 'http://x/');
   const rec = await store.insertSubscription({
-    sourceId: src.id, hub: 'http://h/', topic: 'http://t/', callbackToken: 'tok', callbackUrl: 'http://cb/callback/tok', secret: 'sec',
-    state: 'pending-subscribe', requestedAt: 10, attempt: 1, requestedLeaseSeconds: 300,
+    sourceId: src.id,
+    hub: 'http://h/',
+    topic: 'http://t/',
+    callbackToken: 'tok',
+    callbackUrl: 'http://cb/callback/tok',
+    secret: 'sec',
+    state: 'pending-subscribe',
+    requestedAt: 10,
+    attempt: 1,
+    requestedLeaseSeconds: 300,
   });
   assert.equal((await store.findSubscriptionByToken('tok'))?.id, rec.id);
   assert.equal(await store.findSubscriptionByToken('nope'), undefined);
-  const up = await store.updateSubscription(rec.id, { state: 'active', leaseExpiresAt: 99, updatedAt: 11 });
+  const up = await store.updateSubscription(rec.id, {
+    state: 'active',
+    leaseExpiresAt: 99,
+    updatedAt: 11,
+  });
   assert.equal(up?.state, 'active');
   const found = await store.findSubscriptionByToken('tok');
   assert.equal(found?.leaseExpiresAt, 99);
@@ -85,7 +139,10 @@ test('position round trip keeps the lexical datetime', async (t) => {
   const src = await store.ensureSource('a', 'http://x/');
   assert.equal(await store.getPosition(src.id), undefined);
   await store.savePosition(src.id, { syncedUntil: '2021-05-01T10:00:00.123400Z', gapOpenedAt: 5 });
-  await store.savePosition(src.id, { syncedUntil: '2021-05-01T10:00:01.000001Z', gapOpenedAt: undefined });
+  await store.savePosition(src.id, {
+    syncedUntil: '2021-05-01T10:00:01.000001Z',
+    gapOpenedAt: undefined,
+  });
   const pos = await store.getPosition(src.id);
   assert.equal(pos?.syncedUntil, '2021-05-01T10:00:01.000001Z');
   assert.equal(pos?.gapOpenedAt, undefined);
@@ -96,8 +153,17 @@ test('the mirror ResourceStateStore reads back what it wrote; null deletes', asy
   const src = await store.ensureSource('a', 'http://x/');
   const rs = createResourceStateStore(store, src.id);
   assert.equal(await rs.get('http://x/r'), undefined);
-  await rs.set('http://x/r', { path: '/m/x/r', sha256: 'ab', length: 2, lastChangeKey: '2020-01-01T00:00:00.' });
-  assert.deepEqual(await rs.get('http://x/r'), { sha256: 'ab', length: 2, lastChangeKey: '2020-01-01T00:00:00.' });
+  await rs.set('http://x/r', {
+    path: '/m/x/r',
+    sha256: 'ab',
+    length: 2,
+    lastChangeKey: '2020-01-01T00:00:00.',
+  });
+  assert.deepEqual(await rs.get('http://x/r'), {
+    sha256: 'ab',
+    length: 2,
+    lastChangeKey: '2020-01-01T00:00:00.',
+  });
   await rs.set('http://x/r', null);
   assert.equal(await rs.get('http://x/r'), undefined);
 });
@@ -105,9 +171,24 @@ test('the mirror ResourceStateStore reads back what it wrote; null deletes', asy
 test('group commit isolates a failing write from its neighbours', async (t) => {
   const { store } = await tempStore(t);
   const src = await store.ensureSource('a', 'http://x/');
-  const good = store.insertInbox({ sourceId: src.id, receivedAt: 1, body: Buffer.from('a'), signature: 'ok' });
-  const bad = store.insertInbox({ sourceId: 9999, receivedAt: 1, body: Buffer.from('b'), signature: 'ok' }); // FK violation
-  const good2 = store.insertInbox({ sourceId: src.id, receivedAt: 1, body: Buffer.from('c'), signature: 'ok' });
+  const good = store.insertInbox({
+    sourceId: src.id,
+    receivedAt: 1,
+    body: Buffer.from('a'),
+    signature: 'ok',
+  });
+  const bad = store.insertInbox({
+    sourceId: 9999,
+    receivedAt: 1,
+    body: Buffer.from('b'),
+    signature: 'ok',
+  }); // FK violation
+  const good2 = store.insertInbox({
+    sourceId: src.id,
+    receivedAt: 1,
+    body: Buffer.from('c'),
+    signature: 'ok',
+  });
   await assert.rejects(bad);
   assert.equal(typeof (await good), 'number');
   assert.equal(typeof (await good2), 'number');
@@ -121,18 +202,44 @@ test('status totals survive pruning: events and finished catch-ups go after the 
     { at: 100, uri: 'http://x/1', change: 'created', outcome: 'written' },
     { at: 100, uri: 'http://x/2', change: 'deleted', outcome: 'deleted' },
     { at: 100, uri: 'http://x/3', change: 'updated', outcome: 'skipped' },
-    { at: 100, uri: 'http://x/4', change: 'updated', outcome: 'failed', errorCode: 'RSN_HASH_MISMATCH', error: 'x' },
+    {
+      at: 100,
+      uri: 'http://x/4',
+      change: 'updated',
+      outcome: 'failed',
+      errorCode: 'RSN_HASH_MISMATCH',
+      error: 'x',
+    },
   ]);
-  const done = await store.startCatchUp(src.id, 'gap', '2020-01-01T00:00:00Z', '2020-01-01T00:00:01Z', 100);
+  const done = await store.startCatchUp(
+    src.id,
+    'gap',
+    '2020-01-01T00:00:00Z',
+    '2020-01-01T00:00:01Z',
+    100,
+  );
   await store.finishCatchUp(done, { state: 'done', finishedAt: 110 });
   await store.startCatchUp(src.id, 'gap', '2020-01-01T00:00:01Z', '2020-01-01T00:00:02Z', 120); // still running
-  await store.addEvents(src.id, [{ at: 5_000, uri: 'http://x/5', change: 'created', outcome: 'written' }]);
+  await store.addEvents(src.id, [
+    { at: 5_000, uri: 'http://x/5', change: 'created', outcome: 'written' },
+  ]);
   const before = await store.counters(src.id);
   assert.deepEqual([before.appliedEvents, before.failedEvents, before.catchUps], [3, 1, 2]);
 
-  assert.equal(await store.pruneHistory(src.id, 1_000), 5, 'four old events and the finished catch-up');
-  assert.deepEqual((await store.recentEvents(src.id, 10)).map((e) => e.uri), ['http://x/5']);
-  assert.equal((await store.lastCatchUp(src.id))?.state, 'running', 'a running catch-up is never pruned');
+  assert.equal(
+    await store.pruneHistory(src.id, 1_000),
+    5,
+    'four old events and the finished catch-up',
+  );
+  assert.deepEqual(
+    (await store.recentEvents(src.id, 10)).map((e) => e.uri),
+    ['http://x/5'],
+  );
+  assert.equal(
+    (await store.lastCatchUp(src.id))?.state,
+    'running',
+    'a running catch-up is never pruned',
+  );
   const after = await store.counters(src.id);
   assert.deepEqual([after.appliedEvents, after.failedEvents, after.catchUps], [3, 1, 2]);
 });
@@ -143,14 +250,27 @@ test('migration 0001 starts the totals from the rows a database already had', as
   const file = join(dir, 'subscriber.db');
   // A database as the first release left it: only migration 0000, with history rows.
   const old = new Database(file);
-  const init = readFileSync(fileURLToPath(new URL('../drizzle/0000_init.sql', import.meta.url)), 'utf8');
+  const init = readFileSync(
+    fileURLToPath(new URL('../drizzle/0000_init.sql', import.meta.url)),
+    'utf8',
+  );
   for (const stmt of init.split('--> statement-breakpoint')) if (stmt.trim()) old.exec(stmt);
-  old.exec(`CREATE TABLE "__drizzle_migrations" (id INTEGER PRIMARY KEY AUTOINCREMENT, hash text NOT NULL, created_at numeric)`);
-  const journal = JSON.parse(readFileSync(fileURLToPath(new URL('../drizzle/meta/_journal.json', import.meta.url)), 'utf8')) as { entries: { tag: string; when: number }[] };
-  old.prepare('INSERT INTO "__drizzle_migrations" (hash, created_at) VALUES (?, ?)').run(createHash('sha256').update(init).digest('hex'), journal.entries[0]!.when);
+  old.exec(
+    `CREATE TABLE "__drizzle_migrations" (id INTEGER PRIMARY KEY AUTOINCREMENT, hash text NOT NULL, created_at numeric)`,
+  );
+  const journal = JSON.parse(
+    readFileSync(fileURLToPath(new URL('../drizzle/meta/_journal.json', import.meta.url)), 'utf8'),
+  ) as { entries: { tag: string; when: number }[] };
+  old
+    .prepare('INSERT INTO "__drizzle_migrations" (hash, created_at) VALUES (?, ?)')
+    .run(createHash('sha256').update(init).digest('hex'), journal.entries[0]!.when);
   old.exec(`INSERT INTO sources (id, name, url) VALUES (1, 'a', 'http://x/')`);
-  old.exec(`INSERT INTO events (source_id, at, uri, change, outcome) VALUES (1, 1, 'u1', 'created', 'written'), (1, 1, 'u2', 'deleted', 'deleted'), (1, 1, 'u3', 'updated', 'failed')`);
-  old.exec(`INSERT INTO catchups (source_id, reason, state, started_at) VALUES (1, 'gap', 'done', 1)`);
+  old.exec(
+    `INSERT INTO events (source_id, at, uri, change, outcome) VALUES (1, 1, 'u1', 'created', 'written'), (1, 1, 'u2', 'deleted', 'deleted'), (1, 1, 'u3', 'updated', 'failed')`,
+  );
+  old.exec(
+    `INSERT INTO catchups (source_id, reason, state, started_at) VALUES (1, 'gap', 'done', 1)`,
+  );
   old.close();
 
   const store = openSqliteStore({ file });

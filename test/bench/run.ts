@@ -23,37 +23,61 @@ function fmt(n: number | undefined): string {
 function baselineCell(r: BenchRow): string {
   const b = r.baseline;
   if (!b) return '';
-  const extra = [b.range ? `range ${b.range}` : '', b.cpuUsPerOp === undefined ? '' : `${fmt(b.cpuUsPerOp)} µs CPU/op`].filter(Boolean);
+  const extra = [
+    b.range ? `range ${b.range}` : '',
+    b.cpuUsPerOp === undefined ? '' : `${fmt(b.cpuUsPerOp)} µs CPU/op`,
+  ].filter(Boolean);
   return `${b.label}: ${fmt(b.value)} ${b.unit}${extra.length ? ` (${extra.join('; ')})` : ''}`;
 }
 
 async function main(): Promise<void> {
   // The load when the run started: on a shared machine it says how far absolute figures can be trusted.
-  const loadAtStart = loadavg().map((l) => l.toFixed(1)).join(' ');
+  const loadAtStart = loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
   const dir = join(here, 'scenarios');
-  const files = readdirSync(dir).filter((f) => f.endsWith('.ts')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.ts'))
+    .sort();
   const rows: BenchRow[] = [];
   for (const file of files) {
-    const mod = (await import(pathToFileURL(join(dir, file)).href)) as { default?: BenchScenario; scenarios?: BenchScenario[] };
+    const mod = (await import(pathToFileURL(join(dir, file)).href)) as {
+      default?: BenchScenario;
+      scenarios?: BenchScenario[];
+    };
     const scenarios = mod.scenarios ?? (mod.default ? [mod.default] : []);
     for (const scenario of scenarios) {
-      if (filters.length > 0 && !filters.some((f) => scenario.name.includes(f) || file.includes(f))) continue;
+      if (filters.length > 0 && !filters.some((f) => scenario.name.includes(f) || file.includes(f)))
+        continue;
       const tmp = mkdtempSync(join(tmpdir(), 'rsnotify-bench-'));
       const started = Date.now();
       process.stderr.write(`bench: ${scenario.name} ...\n`);
       try {
-        const out = await scenario.run({ tmpDir: tmp, scale: quick ? 0.1 : 1, log: (m) => process.stderr.write(`  ${m}\n`) });
+        const out = await scenario.run({
+          tmpDir: tmp,
+          scale: quick ? 0.1 : 1,
+          log: (m) => process.stderr.write(`  ${m}\n`),
+        });
         rows.push(...out);
       } catch (err) {
-        rows.push({ scenario: scenario.name, figure: 'FAILED', value: NaN, unit: '', note: String((err as Error)?.stack ?? err).split('\n')[0] });
+        rows.push({
+          scenario: scenario.name,
+          figure: 'FAILED',
+          value: NaN,
+          unit: '',
+          note: String((err as Error)?.stack ?? err).split('\n')[0],
+        });
       } finally {
         rmSync(tmp, { recursive: true, force: true });
-        process.stderr.write(`bench: ${scenario.name} done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+        process.stderr.write(
+          `bench: ${scenario.name} done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+        );
       }
     }
   }
   const machine = `${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown cpu'}), Node ${process.version}, ${process.platform}/${process.arch}${quick ? ', QUICK run (scale 0.1)' : ''}, load average at start ${loadAtStart}`;
-  const header = '| scenario | figure | value (median) | min-max | unit | CPU/op µs | peak RSS MiB | baseline (same run, interleaved) | ratio | target | note |';
+  const header =
+    '| scenario | figure | value (median) | min-max | unit | CPU/op µs | peak RSS MiB | baseline (same run, interleaved) | ratio | target | note |';
   const lines = [
     `# rsnotify benchmarks`,
     '',
@@ -61,8 +85,10 @@ async function main(): Promise<void> {
     '',
     header,
     '|---|---|---:|---|---|---:|---:|---|---:|---|---|',
-    ...rows.map((r) =>
-      `| ${r.scenario} | ${r.figure} | ${fmt(r.value)} | ${r.range ?? ''} | ${r.unit} | ${fmt(r.cpuUsPerOp)} | ${fmt(r.peakRssMiB)} | ${baselineCell(r)} | ${r.ratio === undefined ? '' : fmt(r.ratio)} | ${r.target ?? ''} | ${r.note ?? ''} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.scenario} | ${r.figure} | ${fmt(r.value)} | ${r.range ?? ''} | ${r.unit} | ${fmt(r.cpuUsPerOp)} | ${fmt(r.peakRssMiB)} | ${baselineCell(r)} | ${r.ratio === undefined ? '' : fmt(r.ratio)} | ${r.target ?? ''} | ${r.note ?? ''} |`,
+    ),
   ];
   const table = lines.join('\n') + '\n';
   process.stdout.write(table);

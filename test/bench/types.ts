@@ -10,7 +10,9 @@ export interface BenchRow {
   readonly unit: string;
   /** The baseline measured in the same run, when the figure has one. */
   readonly baseline?: {
-    readonly label: string; readonly value: number; readonly unit: string;
+    readonly label: string;
+    readonly value: number;
+    readonly unit: string;
     /** min-max over the rounds the baseline's median came from. */
     readonly range?: string;
     /** CPU time of the baseline's process per operation, microseconds. */

@@ -11,7 +11,15 @@ import { join } from 'node:path';
 import { startSubscriber, type RunningSubscriber } from '@rsnotify/subscriber';
 import { compareDateTime, parseDateTime } from '@rsnotify/shared';
 import { startSourceSimulator, type SourceSimulator } from '../src/source-simulator/index.js';
-import { diffMirror, freePort, isIdentical, sleep, spawnCli, waitFor, type ManagedProcess } from '../src/harness/index.js';
+import {
+  diffMirror,
+  freePort,
+  isIdentical,
+  sleep,
+  spawnCli,
+  waitFor,
+  type ManagedProcess,
+} from '../src/harness/index.js';
 import { subscriberConfig, type Workspace } from './subscriber-helpers.js';
 
 const HUB_CLI = 'hub/src/cli.ts';
@@ -29,31 +37,78 @@ interface Rig {
 async function startRig(seed: number, simOptions: { retentionMs?: number } = {}): Promise<Rig> {
   const dir = mkdtempSync(join(tmpdir(), 'rsnotify-bridge-'));
   const sim = await startSourceSimulator({
-    seed, initialResources: 40, listOnly: true, changeListMaxEntries: 40, changeListMaxAgeMs: 1_500,
+    seed,
+    initialResources: 40,
+    listOnly: true,
+    changeListMaxEntries: 40,
+    changeListMaxAgeMs: 1_500,
     ...(simOptions.retentionMs ? { retentionMs: simOptions.retentionMs } : {}),
   });
   const hubPort = await freePort();
   const hubUrl = `http://127.0.0.1:${hubPort}/hub`;
   // The bridged Source comes from the config file (the CLI's `source add --poll` writes the same row).
   const configFile = join(dir, 'hub.yaml');
-  writeFileSync(configFile, JSON.stringify({ bridge: { sources: [{ name: 'sim', poll: sim.baseUrl, pollInterval: '250ms' }] } }));
-  const hubArgs = ['serve', '--config', configFile, '--host', '127.0.0.1', '--port', String(hubPort), '--public-url', hubUrl,
-    '--db', join(dir, 'hub.db'), '--allow-private-networks', '--lease-min', '1', '--retry-initial-ms', '100', '--retry-max-ms', '1000',
-    '--log-level', 'info'];
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      bridge: { sources: [{ name: 'sim', poll: sim.baseUrl, pollInterval: '250ms' }] },
+    }),
+  );
+  const hubArgs = [
+    'serve',
+    '--config',
+    configFile,
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(hubPort),
+    '--public-url',
+    hubUrl,
+    '--db',
+    join(dir, 'hub.db'),
+    '--allow-private-networks',
+    '--lease-min',
+    '1',
+    '--retry-initial-ms',
+    '100',
+    '--retry-max-ms',
+    '1000',
+    '--log-level',
+    'info',
+  ];
   const hub = spawnCli(HUB_CLI, hubArgs);
   await hub.waitForEvent('hub.listening');
   await hub.waitForEvent('bridge.started');
   const subs: Rig['subs'] = [];
   for (let i = 0; i < SUBSCRIBERS; i++) {
     const base = join(dir, `sub-${i}`);
-    const ws: Workspace = { dir: base, dataDir: join(base, 'data'), mirrorDir: join(base, 'mirror'), remove: async () => undefined };
-    const sub = await startSubscriber(subscriberConfig(ws, sim.wellKnownUrl, { hub: hubUrl, topic: `${hubUrl}/bridge/sim`, gapTimeout: '1s' }));
+    const ws: Workspace = {
+      dir: base,
+      dataDir: join(base, 'data'),
+      mirrorDir: join(base, 'mirror'),
+      remove: async () => undefined,
+    };
+    const sub = await startSubscriber(
+      subscriberConfig(ws, sim.wellKnownUrl, {
+        hub: hubUrl,
+        topic: `${hubUrl}/bridge/sim`,
+        gapTimeout: '1s',
+      }),
+    );
     subs.push({ ws, sub });
   }
   for (const { sub } of subs) {
-    await waitFor(async () => { const s = (await sub.status())[0]; return s?.subscriptionState === 'active' && s.syncedUntil; }, {
-      timeoutMs: 60_000, intervalMs: 200, what: 'subscribed to the bridged channel and baselined',
-    });
+    await waitFor(
+      async () => {
+        const s = (await sub.status())[0];
+        return s?.subscriptionState === 'active' && s.syncedUntil;
+      },
+      {
+        timeoutMs: 60_000,
+        intervalMs: 200,
+        what: 'subscribed to the bridged channel and baselined',
+      },
+    );
   }
   return { dir, hubUrl, hubArgs, hub, sim, subs };
 }
@@ -82,18 +137,43 @@ async function assertConverged(rig: Rig): Promise<void> {
   await rig.sim.changeBatch(2);
   for (const [i, { ws, sub }] of rig.subs.entries()) {
     try {
-      await waitFor(async () => {
-        const s = (await sub.status())[0];
-        return s?.syncedUntil && compareDateTime(parseDateTime(s.syncedUntil), parseDateTime(target)) > 0 && s.buffered === 0;
-      }, { timeoutMs: 90_000, intervalMs: 250, what: `subscriber ${i} synced past ${target}, where the final batch began` });
+      await waitFor(
+        async () => {
+          const s = (await sub.status())[0];
+          return (
+            s?.syncedUntil &&
+            compareDateTime(parseDateTime(s.syncedUntil), parseDateTime(target)) > 0 &&
+            s.buffered === 0
+          );
+        },
+        {
+          timeoutMs: 90_000,
+          intervalMs: 250,
+          what: `subscriber ${i} synced past ${target}, where the final batch began`,
+        },
+      );
     } catch (err) {
       const s = (await sub.status().catch(() => []))[0];
-      const hubLog = rig.hub.lines.filter((l) => l.includes('bridge')).slice(-20).join('\n');
-      throw new Error(`${(err as Error).message}\nstatus: ${JSON.stringify(s)}\nhub bridge log:\n${hubLog}`, { cause: err });
+      const hubLog = rig.hub.lines
+        .filter((l) => l.includes('bridge'))
+        .slice(-20)
+        .join('\n');
+      throw new Error(
+        `${(err as Error).message}\nstatus: ${JSON.stringify(s)}\nhub bridge log:\n${hubLog}`,
+        { cause: err },
+      );
     }
-    const d = await waitFor(async () => { const x = await diffMirror(ws.mirrorDir, rig.sim.snapshot()); return isIdentical(x) ? x : undefined; }, {
-      timeoutMs: 30_000, intervalMs: 250, what: `mirror ${i} byte-identical to the Source`,
-    });
+    const d = await waitFor(
+      async () => {
+        const x = await diffMirror(ws.mirrorDir, rig.sim.snapshot());
+        return isIdentical(x) ? x : undefined;
+      },
+      {
+        timeoutMs: 30_000,
+        intervalMs: 250,
+        what: `mirror ${i} byte-identical to the Source`,
+      },
+    );
     assert.ok(d.checked > 0);
   }
 }
@@ -102,7 +182,11 @@ test('bridge: three subscribers of a list-only Source converge byte-identical un
   const rig = await startRig(31);
   t.after(() => stopRig(rig));
   // Quirks the bridge must live with: the Change Lists trail the changes, and documents fail with 500.
-  Object.assign(rig.sim.faults, { changeListLagMs: 600, serverErrorProbability: 0.1, serverErrorScope: 'documents' });
+  Object.assign(rig.sim.faults, {
+    changeListLagMs: 600,
+    serverErrorProbability: 0.1,
+    serverErrorScope: 'documents',
+  });
   await produce(rig.sim, 4_000);
 
   // Hub crash mid-stream (kill -9: nothing flushed): the bridge's position and the notifications it
@@ -116,7 +200,11 @@ test('bridge: three subscribers of a list-only Source converge byte-identical un
 
   await assertConverged(rig);
   // The restarted bridge resumed: it did not start over (that would skip what happened while it was down).
-  assert.equal(rig.hub.lines.some((l) => l.includes('"bridge.started"')), false, 'no fresh start after the restart');
+  assert.equal(
+    rig.hub.lines.some((l) => l.includes('"bridge.started"')),
+    false,
+    'no fresh start after the restart',
+  );
   const published = rig.hub.lines.filter((l) => l.includes('"bridge.published"'));
   assert.ok(published.length > 0, 'the restarted hub published bridged changes');
   // Lag and 500s delay proof, they never break it: the chain of intervals stayed contiguous (RN-5),

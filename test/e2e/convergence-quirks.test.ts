@@ -5,7 +5,14 @@
 // `audit` must exit 0.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { allFaultsOn, assertConverged, produce, startRig, stopRig, waitForSubscription } from './convergence-rig.js';
+import {
+  allFaultsOn,
+  assertConverged,
+  produce,
+  startRig,
+  stopRig,
+  waitForSubscription,
+} from './convergence-rig.js';
 
 test('convergence with real-Source quirks on (RC-21..RC-25): lists without from, deletes without datetime, collections and %2F names, truncated history and a silently lost change; reconciliation repairs', async (t) => {
   const rig = await startRig(41, { reconcileInterval: '3s' });
@@ -19,6 +26,8 @@ test('convergence with real-Source quirks on (RC-21..RC-25): lists without from,
   rig.sim.faults.loseChangeNext = 2; // never announced, in no list: only reconciliation finds them
   await produce(rig.sim, 3_000);
   await assertConverged(rig);
-  assert.ok(rig.subscriber.lines.some((l) => l.includes('"reconcile.completed"')), 'the daemon reconciled');
+  assert.ok(
+    rig.subscriber.lines.some((l) => l.includes('"reconcile.completed"')),
+    'the daemon reconciled',
+  );
 });
-

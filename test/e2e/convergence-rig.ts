@@ -7,7 +7,15 @@ import { join } from 'node:path';
 import { startHub } from '@rsnotify/hub';
 import { compareDateTime, parseDateTime } from '@rsnotify/shared';
 import { startSourceSimulator, type SourceSimulator } from '../src/source-simulator/index.js';
-import { diffMirror, freePort, isIdentical, spawnCli, waitFor, sleep, type ManagedProcess } from '../src/harness/index.js';
+import {
+  diffMirror,
+  freePort,
+  isIdentical,
+  spawnCli,
+  waitFor,
+  sleep,
+  type ManagedProcess,
+} from '../src/harness/index.js';
 
 export const HUB_CLI = 'hub/src/cli.ts';
 export const SUBSCRIBER_CLI = 'subscriber/src/cli.ts';
@@ -29,15 +37,44 @@ export async function startRig(seed: number, source: Record<string, unknown> = {
   const hubPort = await freePort();
   const hubUrl = `http://127.0.0.1:${hubPort}/hub`;
 
-  const sim = await startSourceSimulator({ host: '127.0.0.1', port: 0, seed, initialResources: 60 });
+  const sim = await startSourceSimulator({
+    host: '127.0.0.1',
+    port: 0,
+    seed,
+    initialResources: 60,
+  });
   // Register the Source through the hub's own API on the same database, then run the hub as a
   // separate process so it can be restarted for real.
-  const registrar = await startHub({ host: '127.0.0.1', port: 0, dbFile, allowPrivateNetworks: true, logLevel: 'silent' });
+  const registrar = await startHub({
+    host: '127.0.0.1',
+    port: 0,
+    dbFile,
+    allowPrivateNetworks: true,
+    logLevel: 'silent',
+  });
   const { token } = await registrar.addSource('convergence-source', [sim.topicPrefix]);
   await registrar.close();
 
-  const hubArgs = ['serve', '--host', '127.0.0.1', '--port', String(hubPort), '--public-url', hubUrl, '--db', dbFile,
-    '--allow-private-networks', '--lease-min', '1', '--retry-initial-ms', '100', '--retry-max-ms', '2000', '--log-level', 'info'];
+  const hubArgs = [
+    'serve',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(hubPort),
+    '--public-url',
+    hubUrl,
+    '--db',
+    dbFile,
+    '--allow-private-networks',
+    '--lease-min',
+    '1',
+    '--retry-initial-ms',
+    '100',
+    '--retry-max-ms',
+    '2000',
+    '--log-level',
+    'info',
+  ];
   const hub = spawnCli(HUB_CLI, hubArgs);
   await hub.waitForEvent('hub.listening');
   sim.setHub(hubUrl, token);
@@ -45,34 +82,61 @@ export async function startRig(seed: number, source: Record<string, unknown> = {
   const subscriberPort = await freePort();
   const mirrorDir = join(dir, 'mirror');
   const configFile = join(dir, 'subscriber.json');
-  writeFileSync(configFile, JSON.stringify({
-    listen: { host: '127.0.0.1', port: subscriberPort },
-    dataDir: join(dir, 'subscriber-data'),
-    allowPrivateNetworks: true,
-    logLevel: 'info',
-    sources: [{ name: 'sim', url: sim.wellKnownUrl, mirrorDir, gapTimeout: '1s', leaseSeconds: 600, ...source }],
-  }));
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      listen: { host: '127.0.0.1', port: subscriberPort },
+      dataDir: join(dir, 'subscriber-data'),
+      allowPrivateNetworks: true,
+      logLevel: 'info',
+      sources: [
+        {
+          name: 'sim',
+          url: sim.wellKnownUrl,
+          mirrorDir,
+          gapTimeout: '1s',
+          leaseSeconds: 600,
+          ...source,
+        },
+      ],
+    }),
+  );
   const subscriber = spawnCli(SUBSCRIBER_CLI, ['run', '--config', configFile]);
   return { dir, hubPort, hubArgs, hub, sim, configFile, mirrorDir, subscriber };
 }
 
-export async function subscriberStatus(rig: Rig): Promise<{ syncedUntil?: string; mode?: string; [k: string]: unknown } | undefined> {
+export async function subscriberStatus(
+  rig: Rig,
+): Promise<{ syncedUntil?: string; mode?: string; [k: string]: unknown } | undefined> {
   const p = spawnCli(SUBSCRIBER_CLI, ['status', '--config', rig.configFile, '--json']);
   await p.exited;
   const text = p.lines.join('\n');
-  const start = text.indexOf('[') >= 0 && (text.indexOf('{') < 0 || text.indexOf('[') < text.indexOf('{')) ? text.indexOf('[') : text.indexOf('{');
+  const start =
+    text.indexOf('[') >= 0 && (text.indexOf('{') < 0 || text.indexOf('[') < text.indexOf('{'))
+      ? text.indexOf('[')
+      : text.indexOf('{');
   if (start < 0) return undefined;
   const parsed = JSON.parse(text.slice(start)) as unknown;
-  const list = Array.isArray(parsed) ? parsed : ((parsed as { sources?: unknown[] }).sources ?? [parsed]);
+  const list = Array.isArray(parsed)
+    ? parsed
+    : ((parsed as { sources?: unknown[] }).sources ?? [parsed]);
   return list[0] as { syncedUntil?: string };
 }
 
 export async function waitForSubscription(rig: Rig): Promise<void> {
-  await waitFor(async () => (await subscriberStatus(rig))?.syncedUntil !== undefined, { timeoutMs: 60_000, intervalMs: 500, what: 'subscriber position established' });
+  await waitFor(async () => (await subscriberStatus(rig))?.syncedUntil !== undefined, {
+    timeoutMs: 60_000,
+    intervalMs: 500,
+    what: 'subscriber position established',
+  });
 }
 
 export function allFaultsOn(sim: SourceSimulator): void {
-  Object.assign(sim.faults, { dropProbability: 0.08, reorderProbability: 0.15, duplicateProbability: 0.1 });
+  Object.assign(sim.faults, {
+    dropProbability: 0.08,
+    reorderProbability: 0.15,
+    duplicateProbability: 0.1,
+  });
 }
 
 export function allFaultsOff(sim: SourceSimulator): void {
@@ -101,17 +165,32 @@ export async function assertConverged(rig: Rig): Promise<void> {
     const reached = (synced: string | undefined): boolean =>
       synced !== undefined && compareDateTime(parseDateTime(synced), parseDateTime(target)) >= 0;
     await waitFor(async () => reached((await subscriberStatus(rig))?.syncedUntil), {
-      timeoutMs: 90_000, intervalMs: 500, what: `syncedUntil at or past the Source's last until ${target}`,
+      timeoutMs: 90_000,
+      intervalMs: 500,
+      what: `syncedUntil at or past the Source's last until ${target}`,
     });
   } catch (err) {
     // The subscriber's own account of what it waits for is the fastest way to the cause.
     const status = await subscriberStatus(rig).catch(() => undefined);
-    const events = rig.subscriber.lines.filter((l) => !l.includes('"notification.received"')).slice(-40);
-    throw new Error(`${(err as Error).message}\nstatus: ${JSON.stringify(status)}\nsubscriber log (last lines):\n${events.join('\n')}`, { cause: err });
+    const events = rig.subscriber.lines
+      .filter((l) => !l.includes('"notification.received"'))
+      .slice(-40);
+    throw new Error(
+      `${(err as Error).message}\nstatus: ${JSON.stringify(status)}\nsubscriber log (last lines):\n${events.join('\n')}`,
+      { cause: err },
+    );
   }
-  const comparison = await waitFor(async () => { const d = await diffMirror(rig.mirrorDir, rig.sim.snapshot()); return isIdentical(d) ? d : undefined; }, {
-    timeoutMs: 30_000, intervalMs: 500, what: 'mirror byte-identical to the Source, no extra files',
-  });
+  const comparison = await waitFor(
+    async () => {
+      const d = await diffMirror(rig.mirrorDir, rig.sim.snapshot());
+      return isIdentical(d) ? d : undefined;
+    },
+    {
+      timeoutMs: 30_000,
+      intervalMs: 500,
+      what: 'mirror byte-identical to the Source, no extra files',
+    },
+  );
   assert.ok(comparison.checked > 0);
   const audit = spawnCli(SUBSCRIBER_CLI, ['audit', 'sim', '--config', rig.configFile]);
   assert.equal(await audit.exited, 0, `audit reports in sync:\n${audit.lines.join('\n')}`);
@@ -123,4 +202,3 @@ export async function stopRig(rig: Rig): Promise<void> {
   await rig.sim.close();
   rmSync(rig.dir, { recursive: true, force: true });
 }
-

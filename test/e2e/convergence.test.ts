@@ -5,7 +5,14 @@
 // the subscriber with -9 once during the run.
 import { test } from 'node:test';
 import {
-  allFaultsOn, assertConverged, HUB_CLI, produce, startRig, stopRig, SUBSCRIBER_CLI, waitForSubscription,
+  allFaultsOn,
+  assertConverged,
+  HUB_CLI,
+  produce,
+  startRig,
+  stopRig,
+  SUBSCRIBER_CLI,
+  waitForSubscription,
 } from './convergence-rig.js';
 import { spawnCli } from '../src/harness/index.js';
 

@@ -7,7 +7,12 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startSourceSimulator } from '../src/source-simulator/index.js';
 import { spawnCli } from '../src/harness/index.js';
-import { mirrorEquals, subscriberConfig, workspace, writeConfigFile } from './subscriber-helpers.js';
+import {
+  mirrorEquals,
+  subscriberConfig,
+  workspace,
+  writeConfigFile,
+} from './subscriber-helpers.js';
 
 async function run(args: string[]): Promise<{ code: number | null; out: string }> {
   const p = spawnCli('subscriber/src/cli.ts', args);
@@ -34,7 +39,12 @@ test('sync, audit and status work without a hub; the command hook sees each appl
   const sim = await startSourceSimulator({ seed: 5, initialResources: 12 });
   t.after(() => sim.close());
   const hookLog = join(ws.dir, 'hook.log');
-  const cfg = subscriberConfig(ws, sim.wellKnownUrl, { hook: { command: `printf '%s %s\\n' "$RSNOTIFY_CHANGE" "$RSNOTIFY_URI" >> '${hookLog}'` } }, { logLevel: 'warn' });
+  const cfg = subscriberConfig(
+    ws,
+    sim.wellKnownUrl,
+    { hook: { command: `printf '%s %s\\n' "$RSNOTIFY_CHANGE" "$RSNOTIFY_URI" >> '${hookLog}'` } },
+    { logLevel: 'warn' },
+  );
   const file = await writeConfigFile(ws, cfg);
 
   const first = await run(['sync', 'sim', '--config', file]);
@@ -53,13 +63,20 @@ test('sync, audit and status work without a hub; the command hook sees each appl
 
   const status = await run(['status', '--json', '--config', file]);
   assert.equal(status.code, 0, status.out);
-  const parsed = JSON.parse(status.out.slice(status.out.indexOf('['))) as { name: string; syncedUntil?: string; mode: string }[];
+  const parsed = JSON.parse(status.out.slice(status.out.indexOf('['))) as {
+    name: string;
+    syncedUntil?: string;
+    mode: string;
+  }[];
   assert.equal(parsed[0]?.name, 'sim');
   assert.ok(parsed[0]?.syncedUntil);
 
   const hooks = (await readFile(hookLog, 'utf8')).trim().split('\n');
   assert.ok(hooks.length >= 12 + 1, `hook ran per applied change (${hooks.length})`);
-  assert.ok(hooks.every((l) => /^(created|updated|deleted) http:\/\//.test(l)), hooks.join('\n'));
+  assert.ok(
+    hooks.every((l) => /^(created|updated|deleted) http:\/\//.test(l)),
+    hooks.join('\n'),
+  );
 });
 
 test('status before the daemon ever ran names each configured source and says there is no state yet', async (t) => {
@@ -72,7 +89,11 @@ test('status before the daemon ever ran names each configured source and says th
   assert.match(text.out, /no state yet: the daemon has not run/);
   const json = await run(['status', '--config', file, '--json']);
   assert.equal(json.code, 0, json.out);
-  const [s] = JSON.parse(json.out.slice(json.out.indexOf('['))) as { name: string; mode: string; syncedUntil?: string }[];
+  const [s] = JSON.parse(json.out.slice(json.out.indexOf('['))) as {
+    name: string;
+    mode: string;
+    syncedUntil?: string;
+  }[];
   assert.deepEqual([s!.name, s!.mode, s!.syncedUntil], ['sim', 'unknown', undefined]);
 });
 

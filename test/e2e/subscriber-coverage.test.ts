@@ -13,7 +13,10 @@ test('RC-21/RC-24: a Change List without from, cut short past the position, is h
   const r = await run(['sync', 'sim', '--config', file]);
   assert.equal(r.code, 0, r.out);
   assert.match(r.last, /history gone \(no-from\): re-baselined/, r.out);
-  assert.ok(await mirrorEquals(ws.mirrorDir, sim.snapshot()), 'the re-baseline mirrored the Source');
+  assert.ok(
+    await mirrorEquals(ws.mirrorDir, sim.snapshot()),
+    'the re-baseline mirrored the Source',
+  );
   const audit = await run(['audit', 'sim', '--config', file]);
   assert.equal(audit.code, 0, audit.out);
 });

@@ -7,7 +7,11 @@ import { createHttpGetter, discoverSource, pageFetcherFrom } from '@rsnotify/sub
 import { startSourceSimulator } from '../src/source-simulator/index.js';
 
 test('every route of the simulated Source reaches its Capability List and change-notification channel', async (t) => {
-  const sim = await startSourceSimulator({ seed: 4, initialResources: 3, hubUrl: 'http://127.0.0.1:9/hub' });
+  const sim = await startSourceSimulator({
+    seed: 4,
+    initialResources: 3,
+    hubUrl: 'http://127.0.0.1:9/hub',
+  });
   t.after(() => sim.close());
   const http = createHttpGetter({ allowPrivateNetworks: true });
   t.after(() => http.close());

@@ -12,11 +12,17 @@ test('RC-23/RC-25: deletes without datetime and with an old lastmod are applied 
   // Deletes of resources last modified long before the position, after a newer change in the list.
   await sim.makeChanges([
     { path: 'r/extra-2.txt', change: 'created', bytes: 'y' },
-    ...before.slice(0, 2).map((uri) => ({ rawTarget: new URL(uri).pathname + new URL(uri).search, change: 'deleted' as const })),
+    ...before.slice(0, 2).map((uri) => ({
+      rawTarget: new URL(uri).pathname + new URL(uri).search,
+      change: 'deleted' as const,
+    })),
   ]);
   const r = await run(['sync', 'sim', '--config', file]);
   assert.equal(r.code, 0, r.out);
-  assert.ok(await mirrorEquals(ws.mirrorDir, sim.snapshot()), 'the two deleted files are gone from the mirror');
+  assert.ok(
+    await mirrorEquals(ws.mirrorDir, sim.snapshot()),
+    'the two deleted files are gone from the mirror',
+  );
   assert.equal((await run(['audit', 'sim', '--config', file])).code, 0);
 });
 

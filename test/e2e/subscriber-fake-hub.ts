@@ -50,7 +50,14 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 export async function startFakeHub(initial: Partial<FakeHubBehaviour> = {}): Promise<FakeHub> {
-  const behaviour: FakeHubBehaviour = { subscribeStatus: 202, subscribeBody: '', verifyBeforeAnswer: false, deny: false, signing: 'correct', ...initial };
+  const behaviour: FakeHubBehaviour = {
+    subscribeStatus: 202,
+    subscribeBody: '',
+    verifyBeforeAnswer: false,
+    deny: false,
+    signing: 'correct',
+    ...initial,
+  };
   const requests: Record<string, string>[] = [];
   const subscriptions: FakeSubscription[] = [];
   const deliveries: { callback: string; status: number }[] = [];
@@ -70,7 +77,9 @@ export async function startFakeHub(initial: Partial<FakeHubBehaviour> = {}): Pro
       return;
     }
     const challenge = randomBytes(12).toString('hex');
-    const lease = behaviour.leaseSeconds ?? (params['hub.lease_seconds'] ? Number(params['hub.lease_seconds']) : 600);
+    const lease =
+      behaviour.leaseSeconds ??
+      (params['hub.lease_seconds'] ? Number(params['hub.lease_seconds']) : 600);
     u.searchParams.set('hub.mode', mode);
     u.searchParams.set('hub.topic', topic);
     u.searchParams.set('hub.challenge', challenge);
@@ -80,7 +89,13 @@ export async function startFakeHub(initial: Partial<FakeHubBehaviour> = {}): Pro
     const ok = res.statusCode >= 200 && res.statusCode < 300 && text === challenge;
     const existing = subscriptions.find((s) => s.callback === callback && s.topic === topic);
     if (mode === 'subscribe') {
-      const rec: FakeSubscription = { callback, topic, ...(params['hub.secret'] ? { secret: params['hub.secret'] } : {}), leaseSeconds: lease, state: ok ? 'active' : 'failed' };
+      const rec: FakeSubscription = {
+        callback,
+        topic,
+        ...(params['hub.secret'] ? { secret: params['hub.secret'] } : {}),
+        leaseSeconds: lease,
+        state: ok ? 'active' : 'failed',
+      };
       if (existing) Object.assign(existing, rec);
       else subscriptions.push(rec);
     } else if (ok && existing) {
@@ -90,8 +105,16 @@ export async function startFakeHub(initial: Partial<FakeHubBehaviour> = {}): Pro
 
   const deliver = async (topic: string, body: Buffer, link?: string): Promise<void> => {
     for (const s of subscriptions.filter((x) => x.state === 'active' && x.topic === topic)) {
-      const headers: Record<string, string> = { 'content-type': 'application/xml', link: link ?? `<${topic}>; rel="self", <${url}>; rel="hub"` };
-      if (s.secret && behaviour.signing !== 'none') headers['x-hub-signature'] = signatureHeader('sha256', behaviour.signing === 'wrong' ? 'not-the-secret' : s.secret, body);
+      const headers: Record<string, string> = {
+        'content-type': 'application/xml',
+        link: link ?? `<${topic}>; rel="self", <${url}>; rel="hub"`,
+      };
+      if (s.secret && behaviour.signing !== 'none')
+        headers['x-hub-signature'] = signatureHeader(
+          'sha256',
+          behaviour.signing === 'wrong' ? 'not-the-secret' : s.secret,
+          body,
+        );
       try {
         const res = await request(s.callback, { method: 'POST', body, headers });
         await res.body.dump();
@@ -111,14 +134,19 @@ export async function startFakeHub(initial: Partial<FakeHubBehaviour> = {}): Pro
         const params = Object.fromEntries(new URLSearchParams(body.toString('utf8')));
         requests.push({ ...params, path: req.url ?? '' });
         const status = behaviour.subscribeStatus;
-        if ((status === 307 || status === 308) && behaviour.redirectTo && req.url !== new URL(behaviour.redirectTo, 'http://x').pathname) {
+        if (
+          (status === 307 || status === 308) &&
+          behaviour.redirectTo &&
+          req.url !== new URL(behaviour.redirectTo, 'http://x').pathname
+        ) {
           res.writeHead(status, { location: behaviour.redirectTo }).end();
           return;
         }
-        if (status >= 200 && status < 300 || status === 307 || status === 308) {
+        if ((status >= 200 && status < 300) || status === 307 || status === 308) {
           if (behaviour.verifyBeforeAnswer) await verify(params).catch(() => undefined);
           res.writeHead(202, { 'content-type': 'text/plain' }).end(behaviour.subscribeBody);
-          if (!behaviour.verifyBeforeAnswer) setTimeout(() => void verify(params).catch(() => undefined), 5);
+          if (!behaviour.verifyBeforeAnswer)
+            setTimeout(() => void verify(params).catch(() => undefined), 5);
           return;
         }
         res.writeHead(status, { 'content-type': 'text/plain' }).end(behaviour.subscribeBody);

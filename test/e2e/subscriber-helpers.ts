@@ -4,7 +4,12 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSubscriber, type RunningSubscriber, type SourceStatus, type SubscriberConfig } from '@rsnotify/subscriber';
+import {
+  startSubscriber,
+  type RunningSubscriber,
+  type SourceStatus,
+  type SubscriberConfig,
+} from '@rsnotify/subscriber';
 import { compareDateTime, parseDateTime } from '@rsnotify/shared';
 import { startHub } from '@rsnotify/hub';
 import { startSourceSimulator, type SourceSimulator } from '../src/source-simulator/index.js';
@@ -21,10 +26,20 @@ export interface Workspace {
 
 export async function workspace(prefix = 'rsn-e2e-'): Promise<Workspace> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
-  return { dir, dataDir: join(dir, 'data'), mirrorDir: join(dir, 'mirror'), remove: () => rm(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    dataDir: join(dir, 'data'),
+    mirrorDir: join(dir, 'mirror'),
+    remove: () => rm(dir, { recursive: true, force: true }),
+  };
 }
 
-export function subscriberConfig(ws: Workspace, sourceUrl: string, extra: Partial<SubscriberConfig['sources'] extends (infer S)[] | undefined ? S : never> = {}, top: Partial<SubscriberConfig> = {}): SubscriberConfig {
+export function subscriberConfig(
+  ws: Workspace,
+  sourceUrl: string,
+  extra: Partial<SubscriberConfig['sources'] extends (infer S)[] | undefined ? S : never> = {},
+  top: Partial<SubscriberConfig> = {},
+): SubscriberConfig {
   return {
     listen: { host: '127.0.0.1', port: 0 },
     dataDir: ws.dataDir,
@@ -32,7 +47,16 @@ export function subscriberConfig(ws: Workspace, sourceUrl: string, extra: Partia
     logLevel: process.env.RSN_E2E_LOG ? 'debug' : 'silent',
     retry: { initialDelay: 200, maxDelay: 2_000 },
     verificationTimeout: '5s',
-    sources: [{ name: 'sim', url: sourceUrl, mirrorDir: ws.mirrorDir, gapTimeout: '300ms', leaseSeconds: 600, ...extra }],
+    sources: [
+      {
+        name: 'sim',
+        url: sourceUrl,
+        mirrorDir: ws.mirrorDir,
+        gapTimeout: '300ms',
+        leaseSeconds: 600,
+        ...extra,
+      },
+    ],
     ...top,
   };
 }
@@ -47,9 +71,15 @@ export async function writeConfigFile(ws: Workspace, cfg: SubscriberConfig): Pro
  * The subscriber's position has reached the Source's last `until` with nothing waiting. A catch-up
  * may legitimately carry the position past the last notification (to what the lists cover).
  */
-export function isSyncedTo(status: SourceStatus | undefined, lastUntil: string | undefined): boolean {
+export function isSyncedTo(
+  status: SourceStatus | undefined,
+  lastUntil: string | undefined,
+): boolean {
   if (!status?.syncedUntil || !lastUntil) return false;
-  return compareDateTime(parseDateTime(status.syncedUntil), parseDateTime(lastUntil)) >= 0 && status.buffered === 0;
+  return (
+    compareDateTime(parseDateTime(status.syncedUntil), parseDateTime(lastUntil)) >= 0 &&
+    status.buffered === 0
+  );
 }
 
 // ---- the hub for end-to-end runs
@@ -62,7 +92,11 @@ export interface E2EHub {
 }
 
 /** The real hub on 127.0.0.1 with a real SQLite file, short retries and small leases allowed. */
-export async function startE2EHub(options: { dbFile: string; port?: number; leaseMinSeconds?: number }): Promise<E2EHub> {
+export async function startE2EHub(options: {
+  dbFile: string;
+  port?: number;
+  leaseMinSeconds?: number;
+}): Promise<E2EHub> {
   return startHub({
     host: '127.0.0.1',
     port: options.port ?? 0,
@@ -97,7 +131,10 @@ export async function startLiveRig(
 ): Promise<LiveRig> {
   const ws = await workspace(options.prefix);
   const hub = await startE2EHub({ dbFile: join(ws.dir, 'hub.db') });
-  const sim = await startSourceSimulator({ seed: options.seed, initialResources: options.initialResources });
+  const sim = await startSourceSimulator({
+    seed: options.seed,
+    initialResources: options.initialResources,
+  });
   const { token } = await hub.addSource('sim', [sim.topicPrefix]);
   sim.setHub(hub.url, token);
   const sub = await startSubscriber(subscriberConfig(ws, sim.wellKnownUrl, options.source));
@@ -107,12 +144,20 @@ export async function startLiveRig(
     await hub.close();
     await ws.remove();
   });
-  await waitFor(async () => { const s = (await sub.status())[0]; return s?.subscriptionState === 'active' && s.syncedUntil; }, { what: 'subscribed and baselined' });
+  await waitFor(
+    async () => {
+      const s = (await sub.status())[0];
+      return s?.subscriptionState === 'active' && s.syncedUntil;
+    },
+    { what: 'subscribed and baselined' },
+  );
   return { ws, hub, sim, sub, mirrorDir: ws.mirrorDir };
 }
 
 /** Runs the subscriber CLI to its end: exit code, all output, and the last line that is not a log line. */
-export async function runSubscriberCli(args: string[]): Promise<{ code: number | null; out: string; last: string }> {
+export async function runSubscriberCli(
+  args: string[],
+): Promise<{ code: number | null; out: string; last: string }> {
   const p = spawnCli('subscriber/src/cli.ts', args);
   const code = await p.exited;
   const stdout = p.lines.filter((l) => !l.startsWith('{'));
@@ -120,14 +165,20 @@ export async function runSubscriberCli(args: string[]): Promise<{ code: number |
 }
 
 /** A simulator with `faults` and a config whose first `sync` (the baseline) succeeded. */
-export async function syncedRig(t: { after(fn: () => Promise<void> | void): void }, seed: number, faults: Partial<SourceSimulator['faults']>): Promise<{ sim: SourceSimulator; ws: Workspace; file: string }> {
+export async function syncedRig(
+  t: { after(fn: () => Promise<void> | void): void },
+  seed: number,
+  faults: Partial<SourceSimulator['faults']>,
+): Promise<{ sim: SourceSimulator; ws: Workspace; file: string }> {
   const ws = await workspace('rsn-fidelity-');
   t.after(() => ws.remove());
   const sim = await startSourceSimulator({ seed, initialResources: 20, faults });
   t.after(() => sim.close());
-  const file = await writeConfigFile(ws, subscriberConfig(ws, sim.wellKnownUrl, {}, { logLevel: 'warn' }));
+  const file = await writeConfigFile(
+    ws,
+    subscriberConfig(ws, sim.wellKnownUrl, {}, { logLevel: 'warn' }),
+  );
   const first = await runSubscriberCli(['sync', 'sim', '--config', file]);
   assert.equal(first.code, 0, first.out);
   return { sim, ws, file };
 }
-

@@ -5,7 +5,12 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { spawnCli } from '../src/harness/index.js';
 import {
-  mirrorEquals, runSubscriberCli as run, subscriberConfig, syncedRig as rig, workspace, writeConfigFile,
+  mirrorEquals,
+  runSubscriberCli as run,
+  subscriberConfig,
+  syncedRig as rig,
+  workspace,
+  writeConfigFile,
 } from './subscriber-helpers.js';
 
 test('lossless paths: collections that are also files and names with %2F mirror byte-identically (audit and sync agree)', async (t) => {
@@ -13,8 +18,14 @@ test('lossless paths: collections that are also files and names with %2F mirror 
   for (let i = 0; i < 6; i++) await sim.changeBatch(10);
   const snapshot = sim.snapshot();
   const uris = [...snapshot.keys()];
-  assert.ok(uris.some((u) => u.includes('%2F')), 'the Source has a name with an encoded /');
-  assert.ok(uris.some((u) => uris.some((v) => v.startsWith(`${u}/`))), 'the Source has a file that is also a directory');
+  assert.ok(
+    uris.some((u) => u.includes('%2F')),
+    'the Source has a name with an encoded /',
+  );
+  assert.ok(
+    uris.some((u) => uris.some((v) => v.startsWith(`${u}/`))),
+    'the Source has a file that is also a directory',
+  );
   const r = await run(['sync', 'sim', '--config', file]);
   assert.equal(r.code, 0, r.out);
   assert.doesNotMatch(r.out, /RSN_PATH_CONFLICT|RSN_PATH_ESCAPE/);
@@ -29,7 +40,12 @@ test('start-up validation: a mirrorDir that cannot be created is refused at star
   const { writeFile } = await import('node:fs/promises');
   const blocker = join(ws.dir, 'not-a-dir');
   await writeFile(blocker, 'a regular file');
-  const cfg = subscriberConfig(ws, 'http://127.0.0.1:9/', { mirrorDir: join(blocker, 'mirror') }, { logLevel: 'info' });
+  const cfg = subscriberConfig(
+    ws,
+    'http://127.0.0.1:9/',
+    { mirrorDir: join(blocker, 'mirror') },
+    { logLevel: 'info' },
+  );
   const file = await writeConfigFile(ws, cfg);
   const p = spawnCli('subscriber/src/cli.ts', ['run', '--config', file]);
   const code = await p.exited;

@@ -7,7 +7,15 @@ import { join } from 'node:path';
 import { readStatus, startSubscriber } from '@rsnotify/subscriber';
 import { startSourceSimulator } from '../src/source-simulator/index.js';
 import { freePort, sleep, spawnCli, waitFor, type ManagedProcess } from '../src/harness/index.js';
-import { diffMirror, isSyncedTo, mirrorEquals, startE2EHub, subscriberConfig, workspace, writeConfigFile } from './subscriber-helpers.js';
+import {
+  diffMirror,
+  isSyncedTo,
+  mirrorEquals,
+  startE2EHub,
+  subscriberConfig,
+  workspace,
+  writeConfigFile,
+} from './subscriber-helpers.js';
 
 test('a subscriber killed with -9 mid-stream resumes its lease and position without re-subscribing, and converges', async (t) => {
   const ws = await workspace('rsn-kill9-');
@@ -20,7 +28,12 @@ test('a subscriber killed with -9 mid-stream resumes its lease and position with
   sim.setHub(hub.url, token);
   // The callback URLs the hub holds name this port: the restarted process must get it back.
   const port = await freePort();
-  const cfg = subscriberConfig(ws, sim.wellKnownUrl, { gapTimeout: '300ms' }, { listen: { host: '127.0.0.1', port }, logLevel: 'info' });
+  const cfg = subscriberConfig(
+    ws,
+    sim.wellKnownUrl,
+    { gapTimeout: '300ms' },
+    { listen: { host: '127.0.0.1', port }, logLevel: 'info' },
+  );
   const file = await writeConfigFile(ws, cfg);
   const procs: ManagedProcess[] = [];
   t.after(async () => {
@@ -32,7 +45,9 @@ test('a subscriber killed with -9 mid-stream resumes its lease and position with
   await first.waitForEvent('baseline.completed', 30_000);
 
   sim.start(40);
-  await waitFor(async () => (await readStatus(cfg))[0]?.lastAppliedAt, { what: 'changes applied before the crash' });
+  await waitFor(async () => (await readStatus(cfg))[0]?.lastAppliedAt, {
+    what: 'changes applied before the crash',
+  });
   await sleep(300);
   await first.kill9();
   await sleep(500); // the hub's deliveries fail meanwhile and are retried
@@ -42,12 +57,19 @@ test('a subscriber killed with -9 mid-stream resumes its lease and position with
   await sleep(500);
   sim.pause();
   await sim.flush();
-  await waitFor(async () => isSyncedTo((await readStatus(cfg))[0], sim.lastUntil()) && (await mirrorEquals(ws.mirrorDir, sim.snapshot())), {
-    what: 'converged after kill -9',
-    timeoutMs: 40_000,
-  }).catch(async (err) => {
+  await waitFor(
+    async () =>
+      isSyncedTo((await readStatus(cfg))[0], sim.lastUntil()) &&
+      (await mirrorEquals(ws.mirrorDir, sim.snapshot())),
+    {
+      what: 'converged after kill -9',
+      timeoutMs: 40_000,
+    },
+  ).catch(async (err) => {
     const d = await diffMirror(ws.mirrorDir, sim.snapshot());
-    throw new Error(`${(err as Error).message}; ${JSON.stringify(await readStatus(cfg))}; lastUntil ${sim.lastUntil()}; missing=${d.missing.length} different=${d.different.length} extra=${d.extra.length}`);
+    throw new Error(
+      `${(err as Error).message}; ${JSON.stringify(await readStatus(cfg))}; lastUntil ${sim.lastUntil()}; missing=${d.missing.length} different=${d.different.length} extra=${d.extra.length}`,
+    );
   });
   // The lease was far from renewal: the restart kept it instead of subscribing again.
   const resubscribed = second.lines.some((l) => l.includes('"event":"subscription.requested"'));
@@ -68,7 +90,12 @@ test('the hub restarted mid-stream: notifications continue and the mirror conver
   sim.setHub(hub.url, token);
   const sub = await startSubscriber(subscriberConfig(ws, sim.wellKnownUrl));
   t.after(() => sub.close());
-  await waitFor(async () => (await sub.status())[0]?.subscriptionState === 'active' && (await sub.status())[0]?.syncedUntil, { what: 'subscribed' });
+  await waitFor(
+    async () =>
+      (await sub.status())[0]?.subscriptionState === 'active' &&
+      (await sub.status())[0]?.syncedUntil,
+    { what: 'subscribed' },
+  );
   sim.start(30);
   await sleep(700);
   const port = hub.port;
@@ -78,8 +105,13 @@ test('the hub restarted mid-stream: notifications continue and the mirror conver
   await sleep(700);
   sim.pause();
   await sim.flush();
-  await waitFor(async () => isSyncedTo((await sub.status())[0], sim.lastUntil()) && (await mirrorEquals(ws.mirrorDir, sim.snapshot())), {
-    what: 'converged after the hub restart',
-    timeoutMs: 40_000,
-  });
+  await waitFor(
+    async () =>
+      isSyncedTo((await sub.status())[0], sim.lastUntil()) &&
+      (await mirrorEquals(ws.mirrorDir, sim.snapshot())),
+    {
+      what: 'converged after the hub restart',
+      timeoutMs: 40_000,
+    },
+  );
 });

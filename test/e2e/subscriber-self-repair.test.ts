@@ -12,7 +12,10 @@ test('audit --repair fetches what is missing or different and removes extras; au
   const [a, b] = [...sim.snapshot().keys()];
   await unlink(uriToMirrorPath(ws.mirrorDir, a!));
   await writeFile(uriToMirrorPath(ws.mirrorDir, b!), 'tampered');
-  await writeFile(join(ws.mirrorDir, new URL(sim.baseUrl).host.replace(':', '%3A'), 'stray.txt'), 'x');
+  await writeFile(
+    join(ws.mirrorDir, new URL(sim.baseUrl).host.replace(':', '%3A'), 'stray.txt'),
+    'x',
+  );
   const audit = await run(['audit', 'sim', '--config', file]);
   assert.equal(audit.code, 1, audit.out);
   assert.ok(audit.out.includes(`missing ${a}`) && audit.out.includes(`different ${b}`), audit.out);
@@ -29,7 +32,11 @@ test('a change the Source never announced is found only by reconciliation (audit
   await sim.changeBatch(8);
   const synced = await run(['sync', 'sim', '--config', file]);
   assert.equal(synced.code, 0, synced.out);
-  assert.equal(await mirrorEquals(ws.mirrorDir, sim.snapshot()), false, 'the lists never said: the mirror diverged');
+  assert.equal(
+    await mirrorEquals(ws.mirrorDir, sim.snapshot()),
+    false,
+    'the lists never said: the mirror diverged',
+  );
   const repair = await run(['audit', 'sim', '--repair', '--config', file]);
   assert.equal(repair.code, 0, repair.out);
   assert.ok(await mirrorEquals(ws.mirrorDir, sim.snapshot()), repair.out);

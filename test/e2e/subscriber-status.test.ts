@@ -21,30 +21,58 @@ test('/status.json equals status --json; statusToken guards /status; statusListe
   const { token } = await hub.addSource('sim', [sim.topicPrefix]);
   sim.setHub(hub.url, token);
   const statusToken = 'status-token-abcdefghijklmnop';
-  const cfg = subscriberConfig(ws, sim.wellKnownUrl, {}, { statusToken, statusListen: { host: '127.0.0.1', port: 0 } });
+  const cfg = subscriberConfig(
+    ws,
+    sim.wellKnownUrl,
+    {},
+    { statusToken, statusListen: { host: '127.0.0.1', port: 0 } },
+  );
   const sub = await startSubscriber(cfg);
-  t.after(async () => { await sub.close(); await sim.close(); await hub.close(); await ws.remove(); });
+  t.after(async () => {
+    await sub.close();
+    await sim.close();
+    await hub.close();
+    await ws.remove();
+  });
   assert.ok(sub.statusPort !== undefined && sub.statusPort !== sub.port, 'a separate status port');
   const statusBase = `http://127.0.0.1:${sub.statusPort}`;
   const auth = { authorization: `Bearer ${statusToken}` };
 
   sim.start(20);
-  await waitFor(async () => ((await sub.status())[0]?.changesApplied ?? 0) > 0, { what: 'changes applied', timeoutMs: 60_000 });
+  await waitFor(async () => ((await sub.status())[0]?.changesApplied ?? 0) > 0, {
+    what: 'changes applied',
+    timeoutMs: 60_000,
+  });
   sim.pause();
   await sim.flush();
-  await waitFor(async () => isSyncedTo((await sub.status())[0], sim.lastUntil()), { what: 'synced', timeoutMs: 60_000 });
+  await waitFor(async () => isSyncedTo((await sub.status())[0], sim.lastUntil()), {
+    what: 'synced',
+    timeoutMs: 60_000,
+  });
 
   for (const path of ['/status', '/status.json', '/status.css']) {
     assert.equal((await get(`${statusBase}${path}`)).status, 401, `${path} without the token`);
-    assert.equal((await get(`${statusBase}${path}`, { authorization: 'Bearer wrong-token-wrong-token' })).status, 401, `${path} with a wrong token`);
-    assert.equal((await get(`http://127.0.0.1:${sub.port}${path}`, auth)).status, 404, `${path} is not on the callback address`);
+    assert.equal(
+      (await get(`${statusBase}${path}`, { authorization: 'Bearer wrong-token-wrong-token' }))
+        .status,
+      401,
+      `${path} with a wrong token`,
+    );
+    assert.equal(
+      (await get(`http://127.0.0.1:${sub.port}${path}`, auth)).status,
+      404,
+      `${path} is not on the callback address`,
+    );
   }
   const json = await get(`${statusBase}/status.json`, auth);
   assert.equal(json.status, 200);
   const served = JSON.parse(json.text) as Record<string, unknown>[];
   const fromCli = await readStatus(cfg);
   // The daemon's live figures and the CLI's store read agree once nothing is moving.
-  assert.deepEqual(served.map((s) => ({ ...s, lastError: undefined })), fromCli.map((s) => ({ ...s, lastError: undefined })));
+  assert.deepEqual(
+    served.map((s) => ({ ...s, lastError: undefined })),
+    fromCli.map((s) => ({ ...s, lastError: undefined })),
+  );
   assert.equal(served[0]!.mode, 'push');
   assert.equal(served[0]!.hub, hub.url);
   assert.equal(served[0]!.lagMs, 0);
@@ -58,7 +86,11 @@ test('without statusListen the status routes share the listen address; without s
   const ws = await workspace('rsn-status-open-');
   const sim = await startSourceSimulator({ seed: 12, initialResources: 3 });
   const sub = await startSubscriber(subscriberConfig(ws, sim.wellKnownUrl, { pollInterval: '1s' }));
-  t.after(async () => { await sub.close(); await sim.close(); await ws.remove(); });
+  t.after(async () => {
+    await sub.close();
+    await sim.close();
+    await ws.remove();
+  });
   assert.equal(sub.statusPort, undefined);
   const r = await get(`http://127.0.0.1:${sub.port}/status.json`);
   assert.equal(r.status, 200);

@@ -5,18 +5,36 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { waitFor } from '../src/harness/index.js';
-import { diffMirror, isSyncedTo, mirrorEquals, startLiveRig, type LiveRig } from './subscriber-helpers.js';
+import {
+  diffMirror,
+  isSyncedTo,
+  mirrorEquals,
+  startLiveRig,
+  type LiveRig,
+} from './subscriber-helpers.js';
 
 type Rig = LiveRig;
 
 const rig = (t: { after: (fn: () => Promise<void>) => void }): Promise<Rig> =>
-  startLiveRig(t, { prefix: 'rsn-stream-', seed: 11, initialResources: 30, source: { gapTimeout: '300ms' } });
+  startLiveRig(t, {
+    prefix: 'rsn-stream-',
+    seed: 11,
+    initialResources: 30,
+    source: { gapTimeout: '300ms' },
+  });
 
 async function converged(r: Rig, what: string, timeoutMs = 30_000): Promise<void> {
   await r.sim.flush();
-  await waitFor(async () => isSyncedTo((await r.sub.status())[0], r.sim.lastUntil()) && (await mirrorEquals(r.mirrorDir, r.sim.snapshot())), { timeoutMs, what }).catch(async (err) => {
+  await waitFor(
+    async () =>
+      isSyncedTo((await r.sub.status())[0], r.sim.lastUntil()) &&
+      (await mirrorEquals(r.mirrorDir, r.sim.snapshot())),
+    { timeoutMs, what },
+  ).catch(async (err) => {
     const d = await diffMirror(r.mirrorDir, r.sim.snapshot());
-    throw new Error(`${(err as Error).message}; status ${JSON.stringify(await r.sub.status())}; lastUntil ${r.sim.lastUntil()}; missing=${d.missing.length} different=${d.different.length} extra=${d.extra.length}`);
+    throw new Error(
+      `${(err as Error).message}; status ${JSON.stringify(await r.sub.status())}; lastUntil ${r.sim.lastUntil()}; missing=${d.missing.length} different=${d.different.length} extra=${d.extra.length}`,
+    );
   });
 }
 
@@ -24,13 +42,19 @@ test('RN-5: an in-order stream is applied as it comes', async (t) => {
   const r = await rig(t);
   const appliedBefore = (await r.sub.status())[0]!.changesApplied;
   let made = 0;
-  for (let i = 0; i < 20; i++) { await r.sim.changeBatch(1 + (i % 4)); made += 1 + (i % 4); }
+  for (let i = 0; i < 20; i++) {
+    await r.sim.changeBatch(1 + (i % 4));
+    made += 1 + (i % 4);
+  }
   await converged(r, 'in-order stream mirrored');
   const s = (await r.sub.status())[0]!;
   assert.equal(s.errors, 0);
   // Changes to one URI in one batch may collapse into one fetch, so at most `made` are counted.
   const applied = s.changesApplied - appliedBefore;
-  assert.ok(applied > 0 && applied <= made, `changesApplied counts the files written or removed (${applied} of ${made} changes)`);
+  assert.ok(
+    applied > 0 && applied <= made,
+    `changesApplied counts the files written or removed (${applied} of ${made} changes)`,
+  );
 });
 
 test('M-7: reordered and duplicated notifications are ordered by from/until and deduplicated', async (t) => {
@@ -54,7 +78,11 @@ test('M-7: a dropped notification is repaired by catch-up from the Change Lists'
   await r.sim.changeBatch(3);
   await r.sim.changeBatch(2); // arrives with a gap before it
   await converged(r, 'drop repaired');
-  assert.equal(r.sim.stats().notifications.dropped - droppedBefore, 2, 'two notifications were dropped');
+  assert.equal(
+    r.sim.stats().notifications.dropped - droppedBefore,
+    2,
+    'two notifications were dropped',
+  );
 });
 
 test('M-7: a Change List lagging behind the notifications is retried until it covers the gap', async (t) => {

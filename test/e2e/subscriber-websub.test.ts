@@ -3,11 +3,22 @@
 // the case (307, refusal, denial, verification before the 202, wrong or missing signatures).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSubscriber, unsubscribeSource, type RunningSubscriber, type SubscriberConfig } from '@rsnotify/subscriber';
+import {
+  startSubscriber,
+  unsubscribeSource,
+  type RunningSubscriber,
+  type SubscriberConfig,
+} from '@rsnotify/subscriber';
 import { startSourceSimulator, type SourceSimulator } from '../src/source-simulator/index.js';
 import { waitFor } from '../src/harness/index.js';
 import { startFakeHub, type FakeHub, type FakeHubBehaviour } from './subscriber-fake-hub.js';
-import { mirrorEquals, subscriberConfig, workspace, diffMirror, isSyncedTo } from './subscriber-helpers.js';
+import {
+  mirrorEquals,
+  subscriberConfig,
+  workspace,
+  diffMirror,
+  isSyncedTo,
+} from './subscriber-helpers.js';
 
 interface Rig {
   hub: FakeHub;
@@ -17,7 +28,11 @@ interface Rig {
   cfg: SubscriberConfig;
 }
 
-async function rig(t: { after: (fn: () => Promise<void>) => void }, hubBehaviour: Partial<FakeHubBehaviour> = {}, sourceExtra: Record<string, unknown> = {}): Promise<Rig> {
+async function rig(
+  t: { after: (fn: () => Promise<void>) => void },
+  hubBehaviour: Partial<FakeHubBehaviour> = {},
+  sourceExtra: Record<string, unknown> = {},
+): Promise<Rig> {
   const ws = await workspace('rsn-websub-');
   const hub = await startFakeHub(hubBehaviour);
   const sim = await startSourceSimulator({ seed: 7, initialResources: 20, hubUrl: hub.url });
@@ -34,26 +49,38 @@ async function rig(t: { after: (fn: () => Promise<void>) => void }, hubBehaviour
 
 async function converged(r: Rig, what: string): Promise<void> {
   await r.sim.flush();
-  await waitFor(async () => (await mirrorEquals(r.mirrorDir, r.sim.snapshot())) && isSyncedTo((await r.sub.status())[0], r.sim.lastUntil()), {
-    timeoutMs: 30_000,
-    what,
-  }).catch(async (err) => {
+  await waitFor(
+    async () =>
+      (await mirrorEquals(r.mirrorDir, r.sim.snapshot())) &&
+      isSyncedTo((await r.sub.status())[0], r.sim.lastUntil()),
+    {
+      timeoutMs: 30_000,
+      what,
+    },
+  ).catch(async (err) => {
     const d = await diffMirror(r.mirrorDir, r.sim.snapshot());
-    throw new Error(`${(err as Error).message}; status ${JSON.stringify(await r.sub.status())}; diff missing=${d.missing.length} different=${d.different.length} extra=${d.extra.length}`);
+    throw new Error(
+      `${(err as Error).message}; status ${JSON.stringify(await r.sub.status())}; diff missing=${d.missing.length} different=${d.different.length} extra=${d.extra.length}`,
+    );
   });
 }
 
 test('WS-4/WS-5/WS-7: the subscribe request is form-encoded with a capability callback and a secret, stored before it is sent', async (t) => {
   // The fake hub verifies BEFORE answering 202: only a record committed before the POST passes.
   const r = await rig(t, { verifyBeforeAnswer: true });
-  await waitFor(() => r.hub.subscriptions.find((s) => s.state === 'active'), { what: 'verified subscription' });
+  await waitFor(() => r.hub.subscriptions.find((s) => s.state === 'active'), {
+    what: 'verified subscription',
+  });
   const req = r.hub.requests[0]!;
   assert.equal(req['hub.mode'], 'subscribe');
   assert.equal(req['hub.topic'], r.sim.topicUrl);
   assert.equal(req['hub.lease_seconds'], '600');
   assert.ok(req['hub.callback']!.startsWith(r.sub.callbackBaseUrl + '/callback/'));
   assert.ok(req['hub.callback']!.split('/callback/')[1]!.length >= 32, 'unguessable token');
-  assert.ok(req['hub.secret'] && Buffer.byteLength(req['hub.secret']) < 200, 'secret under 200 bytes (WH-8)');
+  assert.ok(
+    req['hub.secret'] && Buffer.byteLength(req['hub.secret']) < 200,
+    'secret under 200 bytes (WH-8)',
+  );
   const status = (await r.sub.status())[0]!;
   assert.equal(status.mode, 'push');
   assert.equal(status.subscriptionState, 'active');
@@ -66,35 +93,49 @@ test('WS-4/WS-5/WS-7: the subscribe request is form-encoded with a capability ca
 test('WS-6: a 307 from the hub is followed by re-POSTing the same body to Location', async (t) => {
   // A relative Location on the same fake hub (it serves every path).
   const r = await rig(t, { subscribeStatus: 307, redirectTo: '/hub-moved' });
-  await waitFor(() => r.hub.subscriptions.find((s) => s.state === 'active'), { what: 'verified after redirect' });
+  await waitFor(() => r.hub.subscriptions.find((s) => s.state === 'active'), {
+    what: 'verified after redirect',
+  });
   const paths = r.hub.requests.map((q) => q.path);
   assert.ok(paths.includes('/hub') && paths.includes('/hub-moved'), paths.join(','));
-  const [first, second] = [r.hub.requests.find((q) => q.path === '/hub')!, r.hub.requests.find((q) => q.path === '/hub-moved')!];
+  const [first, second] = [
+    r.hub.requests.find((q) => q.path === '/hub')!,
+    r.hub.requests.find((q) => q.path === '/hub-moved')!,
+  ];
   const { path: _a, ...a } = first;
   const { path: _b, ...b } = second;
   assert.deepEqual(a, b, 'same body re-POSTed');
 });
 
-test('WS-6: a 4xx is recorded with the hub\'s text and retried with backoff; a hub that recovers gets a new request', async (t) => {
+test("WS-6: a 4xx is recorded with the hub's text and retried with backoff; a hub that recovers gets a new request", async (t) => {
   const r = await rig(t, { subscribeStatus: 400, subscribeBody: 'hub.topic not allowed here' });
-  await waitFor(async () => (await r.sub.status())[0]?.lastError?.includes('hub.topic not allowed here'), { what: 'error with hub body in status' });
+  await waitFor(
+    async () => (await r.sub.status())[0]?.lastError?.includes('hub.topic not allowed here'),
+    { what: 'error with hub body in status' },
+  );
   await waitFor(() => r.hub.requests.length >= 2, { what: 'a retry' });
   const callbacks = new Set(r.hub.requests.map((q) => q['hub.callback']));
   assert.equal(callbacks.size, r.hub.requests.length, 'WS-5: every attempt has its own callback');
   r.hub.behaviour.subscribeStatus = 202;
-  await waitFor(async () => (await r.sub.status())[0]?.subscriptionState === 'active', { what: 'active after the hub recovered' });
+  await waitFor(async () => (await r.sub.status())[0]?.subscriptionState === 'active', {
+    what: 'active after the hub recovered',
+  });
 });
 
 test('hub down (5xx): retried with backoff until it answers', async (t) => {
   const r = await rig(t, { subscribeStatus: 503, subscribeBody: 'maintenance' });
   await waitFor(() => r.hub.requests.length >= 3, { what: 'three attempts' });
   r.hub.behaviour.subscribeStatus = 202;
-  await waitFor(async () => (await r.sub.status())[0]?.subscriptionState === 'active', { what: 'active' });
+  await waitFor(async () => (await r.sub.status())[0]?.subscriptionState === 'active', {
+    what: 'active',
+  });
 });
 
 test('WS-10: a denial is recorded and reported, and not retried in a loop', async (t) => {
   const r = await rig(t, { deny: true });
-  await waitFor(async () => (await r.sub.status())[0]?.subscriptionState === 'denied', { what: 'denied' });
+  await waitFor(async () => (await r.sub.status())[0]?.subscriptionState === 'denied', {
+    what: 'denied',
+  });
   const status = (await r.sub.status())[0]!;
   assert.equal(status.deniedReason, 'denied by the fake hub');
   assert.match(status.lastError ?? '', /denied/);
@@ -112,28 +153,49 @@ test('WS-15: deliveries with a wrong signature are answered 2xx but not applied,
   await r.sim.flush();
   await waitFor(() => r.hub.deliveries.length >= 1, { what: 'delivery attempted' });
   assert.ok(r.hub.deliveries.every((d) => d.status >= 200 && d.status < 300));
-  await waitFor(async () => (await r.sub.status())[0]!.ignoredDeliveries >= 1, { what: 'ignored delivery counted' });
+  await waitFor(async () => (await r.sub.status())[0]!.ignoredDeliveries >= 1, {
+    what: 'ignored delivery counted',
+  });
   const after = (await r.sub.status())[0]!;
   assert.equal(after.syncedUntil, before);
 });
 
 test('WS-16: unsigned deliveries on a subscription with a secret get 403, never 410', async (t) => {
   const r = await rig(t, { signing: 'none' });
-  await waitFor(async () => (await r.sub.status())[0]?.subscriptionState === 'active', { what: 'active' });
+  await waitFor(async () => (await r.sub.status())[0]?.subscriptionState === 'active', {
+    what: 'active',
+  });
   await r.sim.changeBatch(1);
   await r.sim.flush();
   await waitFor(() => r.hub.deliveries.length >= 1, { what: 'delivery attempted' });
-  assert.deepEqual(r.hub.deliveries.map((d) => d.status), [403]);
+  assert.deepEqual(
+    r.hub.deliveries.map((d) => d.status),
+    [403],
+  );
 });
 
 test('RT-13/WS-5: the lease is renewed before it ends with a fresh callback and secret; the old callback is unsubscribed', async (t) => {
   const r = await rig(t, { leaseSeconds: 2 });
-  await waitFor(() => r.hub.requests.filter((q) => q['hub.mode'] === 'subscribe').length >= 2, { what: 'renewal request', timeoutMs: 15_000 });
+  await waitFor(() => r.hub.requests.filter((q) => q['hub.mode'] === 'subscribe').length >= 2, {
+    what: 'renewal request',
+    timeoutMs: 15_000,
+  });
   const subs = r.hub.requests.filter((q) => q['hub.mode'] === 'subscribe');
   assert.notEqual(subs[0]!['hub.callback'], subs[1]!['hub.callback']);
   assert.notEqual(subs[0]!['hub.secret'], subs[1]!['hub.secret']);
-  await waitFor(() => r.hub.requests.find((q) => q['hub.mode'] === 'unsubscribe' && q['hub.callback'] === subs[0]!['hub.callback']), { what: 'old callback unsubscribed', timeoutMs: 15_000 });
-  await waitFor(() => r.hub.subscriptions.find((s) => s.callback === subs[0]!['hub.callback'])?.state === 'unsubscribed', { what: 'unsubscribe verified (WS-19)' });
+  await waitFor(
+    () =>
+      r.hub.requests.find(
+        (q) => q['hub.mode'] === 'unsubscribe' && q['hub.callback'] === subs[0]!['hub.callback'],
+      ),
+    { what: 'old callback unsubscribed', timeoutMs: 15_000 },
+  );
+  await waitFor(
+    () =>
+      r.hub.subscriptions.find((s) => s.callback === subs[0]!['hub.callback'])?.state ===
+      'unsubscribed',
+    { what: 'unsubscribe verified (WS-19)' },
+  );
   // Notifications keep flowing on the renewed subscription.
   await r.sim.changeBatch(2);
   await converged(r, 'mirror equals the Source after renewal');
@@ -141,7 +203,9 @@ test('RT-13/WS-5: the lease is renewed before it ends with a fresh callback and 
 
 test('WS-19: `unsubscribe NAME` while the daemon runs: the daemon answers the verification and does not subscribe again', async (t) => {
   const r = await rig(t);
-  await waitFor(async () => (await r.sub.status())[0]?.subscriptionState === 'active', { what: 'active' });
+  await waitFor(async () => (await r.sub.status())[0]?.subscriptionState === 'active', {
+    what: 'active',
+  });
   const result = await unsubscribeSource(r.cfg, 'sim', { waitMs: 10_000 });
   assert.deepEqual(result, { requested: 1, confirmed: 1 });
   assert.equal(r.hub.subscriptions[0]?.state, 'unsubscribed');
@@ -155,10 +219,18 @@ test('WS-3/RA-4: discovery runs again before each renewal, so a Source that move
   const r = await rig(t, { leaseSeconds: 2 });
   const other = await startFakeHub();
   t.after(() => other.close());
-  await waitFor(() => r.hub.subscriptions.find((s) => s.state === 'active'), { what: 'subscribed at the first hub' });
+  await waitFor(() => r.hub.subscriptions.find((s) => s.state === 'active'), {
+    what: 'subscribed at the first hub',
+  });
   r.sim.setHub(other.url); // the Capability List and the topic's Link header now name the other hub
-  await waitFor(() => other.subscriptions.find((s) => s.state === 'active'), { what: 'subscribed at the new hub at renewal', timeoutMs: 15_000 });
-  await waitFor(() => r.hub.subscriptions.every((s) => s.state !== 'active'), { what: 'the old hub subscription ended', timeoutMs: 15_000 });
+  await waitFor(() => other.subscriptions.find((s) => s.state === 'active'), {
+    what: 'subscribed at the new hub at renewal',
+    timeoutMs: 15_000,
+  });
+  await waitFor(() => r.hub.subscriptions.every((s) => s.state !== 'active'), {
+    what: 'the old hub subscription ended',
+    timeoutMs: 15_000,
+  });
   const status = (await r.sub.status())[0]!;
   assert.equal(status.hub, other.url);
   await r.sim.changeBatch(2);

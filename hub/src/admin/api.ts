@@ -9,17 +9,20 @@ import { isDeliveryHealth } from './health.js';
 import { openApiDocument } from './openapi.js';
 import { AdminError, type AdminService, type SubscriptionFilter } from './service.js';
 
-const addSourceBody = z.object({
-  name: z.string().min(1),
-  topicPrefixes: z.array(z.string().min(1)).min(1),
-  allowCallbacks: z.array(z.string().min(1)).default([]),
-}).strict();
+const addSourceBody = z
+  .object({
+    name: z.string().min(1),
+    topicPrefixes: z.array(z.string().min(1)).min(1),
+    allowCallbacks: z.array(z.string().min(1)).default([]),
+  })
+  .strict();
 
 const CONFLICT_CODES = new Set(['RSN_SOURCE_EXISTS', 'RSN_PREFIX_TAKEN']);
 
 /** One place maps what the service threw to a status and a JSON error with a stable code. */
 export function errorAnswer(c: Context, err: unknown): Response {
-  if (err instanceof AdminError) return c.json({ error: err.code, message: err.message }, err.status);
+  if (err instanceof AdminError)
+    return c.json({ error: err.code, message: err.message }, err.status);
   // A Source the directory refuses (bad name or prefix) is the caller's mistake: 400.
   if (err instanceof TenantError) return c.json({ error: err.code, message: err.message }, 400);
   if (err instanceof RsnotifyError) {
@@ -34,7 +37,9 @@ function idParam(c: Context): number | undefined {
   return /^\d{1,15}$/.test(raw) ? Number(raw) : undefined;
 }
 
-export function subscriptionFilter(q: Record<string, string | undefined>): SubscriptionFilter | string {
+export function subscriptionFilter(
+  q: Record<string, string | undefined>,
+): SubscriptionFilter | string {
   const filter: { -readonly [K in keyof SubscriptionFilter]: SubscriptionFilter[K] } = {};
   // Topics are keyed by their WH-6 normal form, whatever spelling the operator typed.
   if (q.topic) filter.topic = normaliseTopicUrl(q.topic);
@@ -52,46 +57,82 @@ export function subscriptionFilter(q: Record<string, string | undefined>): Subsc
 
 export function createAdminApi(service: AdminService): Hono<AdminEnv> {
   const api = new Hono<AdminEnv>();
-  const badId = (c: Context) => c.json({ error: 'RSN_ADMIN_BAD_ID', message: 'the id must be a number' }, 400);
+  const badId = (c: Context) =>
+    c.json({ error: 'RSN_ADMIN_BAD_ID', message: 'the id must be a number' }, 400);
 
   api.get('/openapi.json', (c) => c.json(openApiDocument()));
   api.get('/counters', async (c) => c.json(await service.counters()));
   api.get('/sources', async (c) => c.json({ sources: await service.sources() }));
   api.post('/sources', async (c) => {
     let raw: unknown;
-    try { raw = await c.req.json(); } catch { return c.json({ error: 'RSN_ADMIN_BAD_JSON', message: 'the body must be JSON' }, 400); }
+    try {
+      raw = await c.req.json();
+    } catch {
+      return c.json({ error: 'RSN_ADMIN_BAD_JSON', message: 'the body must be JSON' }, 400);
+    }
     const parsed = addSourceBody.safeParse(raw);
-    if (!parsed.success) return c.json({ error: 'RSN_ADMIN_BAD_REQUEST', message: z.prettifyError(parsed.error) }, 400);
+    if (!parsed.success)
+      return c.json(
+        { error: 'RSN_ADMIN_BAD_REQUEST', message: z.prettifyError(parsed.error) },
+        400,
+      );
     try {
       return c.json(await service.addSource(parsed.data), 201, { 'cache-control': 'no-store' });
-    } catch (err) { return errorAnswer(c, err); }
+    } catch (err) {
+      return errorAnswer(c, err);
+    }
   });
   api.delete('/sources/:name', async (c) => {
-    try { await service.removeSource(c.req.param('name')); return c.body(null, 204); } catch (err) { return errorAnswer(c, err); }
+    try {
+      await service.removeSource(c.req.param('name'));
+      return c.body(null, 204);
+    } catch (err) {
+      return errorAnswer(c, err);
+    }
   });
   api.post('/sources/:name/rotate-token', async (c) => {
-    try { return c.json(await service.rotateSourceToken(c.req.param('name')), 200, { 'cache-control': 'no-store' }); } catch (err) { return errorAnswer(c, err); }
+    try {
+      return c.json(await service.rotateSourceToken(c.req.param('name')), 200, {
+        'cache-control': 'no-store',
+      });
+    } catch (err) {
+      return errorAnswer(c, err);
+    }
   });
 
   api.get('/subscriptions', async (c) => {
     const filter = subscriptionFilter(c.req.query());
-    if (typeof filter === 'string') return c.json({ error: 'RSN_ADMIN_BAD_FILTER', message: filter }, 400);
+    if (typeof filter === 'string')
+      return c.json({ error: 'RSN_ADMIN_BAD_FILTER', message: filter }, 400);
     return c.json({ subscriptions: await service.subscriptions(filter) });
   });
   api.get('/subscriptions/:id', async (c) => {
     const id = idParam(c);
     if (id === undefined) return badId(c);
-    try { return c.json(await service.subscription(id)); } catch (err) { return errorAnswer(c, err); }
+    try {
+      return c.json(await service.subscription(id));
+    } catch (err) {
+      return errorAnswer(c, err);
+    }
   });
   api.delete('/subscriptions/:id', async (c) => {
     const id = idParam(c);
     if (id === undefined) return badId(c);
-    try { await service.deleteSubscription(id); return c.body(null, 204); } catch (err) { return errorAnswer(c, err); }
+    try {
+      await service.deleteSubscription(id);
+      return c.body(null, 204);
+    } catch (err) {
+      return errorAnswer(c, err);
+    }
   });
   api.post('/subscriptions/:id/retry-given-up', async (c) => {
     const id = idParam(c);
     if (id === undefined) return badId(c);
-    try { return c.json({ results: await service.retryGivenUp(id) }); } catch (err) { return errorAnswer(c, err); }
+    try {
+      return c.json({ results: await service.retryGivenUp(id) });
+    } catch (err) {
+      return errorAnswer(c, err);
+    }
   });
 
   api.get('/topics', async (c) => c.json({ topics: await service.topics() }));
@@ -99,6 +140,8 @@ export function createAdminApi(service: AdminService): Hono<AdminEnv> {
     const limit = Math.min(500, Math.max(1, Number(c.req.query('limit') ?? 50) || 50));
     return c.json({ rejections: await service.rejections(limit) });
   });
-  api.notFound((c) => c.json({ error: 'RSN_ADMIN_NO_ROUTE', message: 'no such admin API route' }, 404));
+  api.notFound((c) =>
+    c.json({ error: 'RSN_ADMIN_NO_ROUTE', message: 'no such admin API route' }, 404),
+  );
   return api;
 }

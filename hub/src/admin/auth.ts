@@ -41,12 +41,17 @@ export interface AdminPrincipal {
 
 export type AdminEnv = { Variables: { principal: AdminPrincipal } };
 
-export async function authenticate(c: Context, store: AdminStore, now: number): Promise<AdminPrincipal | undefined> {
+export async function authenticate(
+  c: Context,
+  store: AdminStore,
+  now: number,
+): Promise<AdminPrincipal | undefined> {
   const bearer = bearerToken(c.req.header('authorization'));
   if (bearer !== undefined) {
     const token = await store.findAdminTokenByHash(hashToken(bearer));
     if (!token) return undefined;
-    if (token.lastUsedAt === undefined || now - token.lastUsedAt > 60_000) await store.touchAdminToken(token.id, now);
+    if (token.lastUsedAt === undefined || now - token.lastUsedAt > 60_000)
+      await store.touchAdminToken(token.id, now);
     return { token, via: 'bearer' };
   }
   const session = getCookie(c, SESSION_COOKIE);
@@ -76,7 +81,8 @@ export function isCrossSite(c: Context): boolean {
 
 export function crossSiteGuard(): MiddlewareHandler {
   return async (c, next) => {
-    if (isCrossSite(c)) return c.json({ error: 'RSN_ADMIN_CROSS_SITE', message: 'cross-site request refused' }, 403);
+    if (isCrossSite(c))
+      return c.json({ error: 'RSN_ADMIN_CROSS_SITE', message: 'cross-site request refused' }, 403);
     return next();
   };
 }
@@ -86,13 +92,20 @@ export function crossSiteGuard(): MiddlewareHandler {
  * Session-authenticated state changes must present the CSRF token (form field `_csrf` or header
  * `x-csrf-token`); bearer requests cannot be forged by a browser and need none.
  */
-export function requireAdmin(store: AdminStore, now: () => number, onMissing: (c: Context) => Response | Promise<Response>): MiddlewareHandler<AdminEnv> {
+export function requireAdmin(
+  store: AdminStore,
+  now: () => number,
+  onMissing: (c: Context) => Response | Promise<Response>,
+): MiddlewareHandler<AdminEnv> {
   return async (c, next) => {
     const principal = await authenticate(c, store, now());
     if (!principal) return onMissing(c);
     if (principal.via === 'session' && !SAFE_METHODS.has(c.req.method)) {
       let presented = c.req.header('x-csrf-token');
-      if (presented === undefined && (c.req.header('content-type') ?? '').startsWith('application/x-www-form-urlencoded')) {
+      if (
+        presented === undefined &&
+        (c.req.header('content-type') ?? '').startsWith('application/x-www-form-urlencoded')
+      ) {
         const form = await c.req.parseBody();
         presented = typeof form._csrf === 'string' ? form._csrf : undefined;
       }
@@ -106,7 +119,11 @@ export function requireAdmin(store: AdminStore, now: () => number, onMissing: (c
 }
 
 /** `rsnotify-hub admin token create NAME`: the token is returned once; only its hash is stored. */
-export async function createAdminToken(store: AdminStore, name: string, now: number): Promise<{ token: string; record: AdminTokenRecord }> {
+export async function createAdminToken(
+  store: AdminStore,
+  name: string,
+  now: number,
+): Promise<{ token: string; record: AdminTokenRecord }> {
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name)) {
     throw new Error('an admin token name is 1-100 letters, digits, ".", "_" or "-"');
   }

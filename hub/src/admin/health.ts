@@ -8,7 +8,10 @@ export const FAILING_AFTER_ATTEMPTS = 3;
 /** ...or this long failing on one notification, whichever comes first. */
 export const FAILING_AFTER_MS = 60_000;
 
-export function deliveryHealth(s: { readonly attempts: number; readonly firstFailedAt: number | undefined }, now: number): DeliveryHealth {
+export function deliveryHealth(
+  s: { readonly attempts: number; readonly firstFailedAt: number | undefined },
+  now: number,
+): DeliveryHealth {
   if (s.attempts <= 0) return 'healthy';
   if (s.attempts >= FAILING_AFTER_ATTEMPTS) return 'failing';
   if (s.firstFailedAt !== undefined && now - s.firstFailedAt >= FAILING_AFTER_MS) return 'failing';

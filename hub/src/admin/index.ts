@@ -7,7 +7,12 @@ import { hashToken } from '../tenants/index.js';
 import { createAdminApi } from './api.js';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
 import {
-  crossSiteGuard, generateSessionId, requireAdmin, SESSION_COOKIE, SESSION_TTL_MS, type AdminEnv,
+  crossSiteGuard,
+  generateSessionId,
+  requireAdmin,
+  SESSION_COOKIE,
+  SESSION_TTL_MS,
+  type AdminEnv,
 } from './auth.js';
 import { createConsolePages } from './console.js';
 import type { AdminService } from './service.js';
@@ -22,8 +27,9 @@ import { recordRejections as recordRejectionsMiddleware } from './rejections.js'
 export { deliveryHealth, type DeliveryHealth } from './health.js';
 export { redactUrl, redactText } from './redact.js';
 
-export const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
-  + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+export const CONTENT_SECURITY_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+  "form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 export interface AdminAppDeps {
   readonly service: AdminService;
@@ -46,11 +52,28 @@ export function createAdminApp(deps: AdminAppDeps): Hono<AdminEnv> {
     c.header('referrer-policy', 'same-origin');
     if (!c.req.path.startsWith('/admin/static/')) c.header('cache-control', 'no-store');
   });
-  app.use('*', bodyLimit({ maxSize: 64 * 1024, onError: (c) => c.json({ error: 'RSN_ADMIN_TOO_LARGE', message: 'body larger than 64 KiB' }, 413) }));
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: 64 * 1024,
+      onError: (c) =>
+        c.json({ error: 'RSN_ADMIN_TOO_LARGE', message: 'body larger than 64 KiB' }, 413),
+    }),
+  );
   app.use('*', crossSiteGuard());
 
-  app.get('/static/console.css', (c) => c.body(CONSOLE_CSS, 200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'max-age=300' }));
-  app.get('/static/console.js', (c) => c.body(CONSOLE_JS, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'max-age=300' }));
+  app.get('/static/console.css', (c) =>
+    c.body(CONSOLE_CSS, 200, {
+      'content-type': 'text/css; charset=utf-8',
+      'cache-control': 'max-age=300',
+    }),
+  );
+  app.get('/static/console.js', (c) =>
+    c.body(CONSOLE_JS, 200, {
+      'content-type': 'text/javascript; charset=utf-8',
+      'cache-control': 'max-age=300',
+    }),
+  );
 
   app.post('/login', async (c) => {
     const form = await c.req.parseBody();
@@ -59,19 +82,42 @@ export function createAdminApp(deps: AdminAppDeps): Hono<AdminEnv> {
     if (!record) return c.html(loginPage('That admin token is not valid.'), 401);
     const session = generateSessionId();
     const at = now();
-    await store.createSession({ sessionHash: hashToken(session), adminTokenId: record.id, now: at, expiresAt: at + SESSION_TTL_MS });
+    await store.createSession({
+      sessionHash: hashToken(session),
+      adminTokenId: record.id,
+      now: at,
+      expiresAt: at + SESSION_TTL_MS,
+    });
     await store.touchAdminToken(record.id, at);
     setCookie(c, SESSION_COOKIE, session, {
-      httpOnly: true, sameSite: 'Strict', path: '/admin', secure: isHttps(c), maxAge: Math.floor(SESSION_TTL_MS / 1000),
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: '/admin',
+      secure: isHttps(c),
+      maxAge: Math.floor(SESSION_TTL_MS / 1000),
     });
     return c.redirect('/admin/', 303);
   });
 
-  app.use('/api/*', requireAdmin(store, now, (c) => c.json(
-    { error: 'RSN_ADMIN_UNAUTHORIZED', message: 'an admin token is required (Authorization: Bearer ...)' }, 401, { 'www-authenticate': 'Bearer' })));
+  app.use(
+    '/api/*',
+    requireAdmin(store, now, (c) =>
+      c.json(
+        {
+          error: 'RSN_ADMIN_UNAUTHORIZED',
+          message: 'an admin token is required (Authorization: Bearer ...)',
+        },
+        401,
+        { 'www-authenticate': 'Bearer' },
+      ),
+    ),
+  );
   app.route('/api', createAdminApi(deps.service));
 
-  app.use('*', requireAdmin(store, now, (c) => c.html(loginPage(), 401)));
+  app.use(
+    '*',
+    requireAdmin(store, now, (c) => c.html(loginPage(), 401)),
+  );
   app.post('/logout', async (c) => {
     const session = getCookie(c, SESSION_COOKIE);
     if (session) await store.deleteSession(hashToken(session));

@@ -10,12 +10,20 @@ export function shortHash(value: string): string {
 /** `https://mirror.example/…#1a2b3c4d5e`: origin plus a short hash of the whole URL. */
 export function redactUrl(url: string): string {
   let origin: string;
-  try { origin = new URL(url).origin; } catch { return `(unparsable URL #${shortHash(url)})`; }
+  try {
+    origin = new URL(url).origin;
+  } catch {
+    return `(unparsable URL #${shortHash(url)})`;
+  }
   return `${origin}/…#${shortHash(url)}`;
 }
 
 export function urlOrigin(url: string): string | undefined {
-  try { return new URL(url).origin; } catch { return undefined; }
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
 }
 
 const URL_IN_TEXT = /https?:\/\/[^\s"'<>]+/g;

@@ -16,7 +16,11 @@ export function rejectionKind(contentType: string | undefined): string {
 /** At most this many rejections a second are written: a flood of bad requests must not become a flood of writes. */
 export const REJECTIONS_RECORDED_PER_SECOND = 20;
 
-export function recordRejections(store: AdminStore, now: () => number, logger: Logger): MiddlewareHandler {
+export function recordRejections(
+  store: AdminStore,
+  now: () => number,
+  logger: Logger,
+): MiddlewareHandler {
   let second = 0;
   let written = 0;
   return async (c, next) => {
@@ -24,12 +28,26 @@ export function recordRejections(store: AdminStore, now: () => number, logger: L
     const status = c.res.status;
     if (status < 400 || status === 503) return;
     const s = Math.floor(now() / 1000);
-    if (s !== second) { second = s; written = 0; }
+    if (s !== second) {
+      second = s;
+      written = 0;
+    }
     if (++written > REJECTIONS_RECORDED_PER_SECOND) return;
     const kind = rejectionKind(c.req.header('content-type'));
     const at = now();
-    void c.res.clone().text()
-      .then((text) => store.recordRejection({ at, status, kind, reason: redactText(text.split('\n')[0]!.trim() || `HTTP ${status}`) }))
-      .catch((err: unknown) => logger.warn({ event: 'admin.rejection_not_recorded', err }, 'could not record a rejection'));
+    void c.res
+      .clone()
+      .text()
+      .then((text) =>
+        store.recordRejection({
+          at,
+          status,
+          kind,
+          reason: redactText(text.split('\n')[0]!.trim() || `HTTP ${status}`),
+        }),
+      )
+      .catch((err: unknown) =>
+        logger.warn({ event: 'admin.rejection_not_recorded', err }, 'could not record a rejection'),
+      );
   };
 }

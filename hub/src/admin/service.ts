@@ -12,7 +12,12 @@ import type { HubCodesOf } from '../errors/index.js';
 import type { AdminStore, ClusterCounters, SubscriptionDeliveryRow } from './store.js';
 
 export class AdminError extends RsnotifyError<HubCodesOf<'AdminError'>> {
-  constructor(code: HubCodesOf<'AdminError'>, message: string, readonly status: 400 | 404 | 409 | 503, details: Record<string, unknown> = {}) {
+  constructor(
+    code: HubCodesOf<'AdminError'>,
+    message: string,
+    readonly status: 400 | 404 | 409 | 503,
+    details: Record<string, unknown> = {},
+  ) {
     super(code, message, { details });
     this.name = 'AdminError';
   }
@@ -78,20 +83,35 @@ function iso(ms: number | undefined): string | undefined {
 
 export function sourceView(s: SourceRecord): SourceView {
   return {
-    name: s.name, topicPrefixes: s.topicPrefixes, allowCallbacks: s.callbackPrefixes,
-    tokenFingerprint: tokenFingerprint(s.tokenHash), createdAt: new Date(s.createdAt).toISOString(),
+    name: s.name,
+    topicPrefixes: s.topicPrefixes,
+    allowCallbacks: s.callbackPrefixes,
+    tokenFingerprint: tokenFingerprint(s.tokenHash),
+    createdAt: new Date(s.createdAt).toISOString(),
   };
 }
 
 export function subscriptionView(r: SubscriptionDeliveryRow, now: number): SubscriptionView {
   return {
-    id: r.id, topic: r.topicUrl, callback: redactUrl(r.callback), callbackOrigin: urlOrigin(r.callback),
-    state: r.leaseExpiresAt > now ? 'active' : 'expired', health: deliveryHealth(r, now),
-    leaseExpiresAt: new Date(r.leaseExpiresAt).toISOString(), signed: r.signed,
-    queueDepth: Math.max(0, r.topicLastSeq - r.deliveredSeq), deliveredSeq: r.deliveredSeq, attempts: r.attempts,
-    nextAttemptAt: r.attempts > 0 ? iso(r.nextAttemptAt) : undefined, lastStatus: r.lastStatus,
-    lastError: r.lastError !== undefined ? redactText(r.lastError)
-      : r.attempts > 0 && r.lastStatus !== undefined ? `HTTP ${r.lastStatus}` : undefined,
+    id: r.id,
+    topic: r.topicUrl,
+    callback: redactUrl(r.callback),
+    callbackOrigin: urlOrigin(r.callback),
+    state: r.leaseExpiresAt > now ? 'active' : 'expired',
+    health: deliveryHealth(r, now),
+    leaseExpiresAt: new Date(r.leaseExpiresAt).toISOString(),
+    signed: r.signed,
+    queueDepth: Math.max(0, r.topicLastSeq - r.deliveredSeq),
+    deliveredSeq: r.deliveredSeq,
+    attempts: r.attempts,
+    nextAttemptAt: r.attempts > 0 ? iso(r.nextAttemptAt) : undefined,
+    lastStatus: r.lastStatus,
+    lastError:
+      r.lastError !== undefined
+        ? redactText(r.lastError)
+        : r.attempts > 0 && r.lastStatus !== undefined
+          ? `HTTP ${r.lastStatus}`
+          : undefined,
     givenUp: r.givenUp,
   };
 }
@@ -103,56 +123,84 @@ export class AdminService {
     return (await this.deps.repo.listSources()).map(sourceView);
   }
 
-  async addSource(input: { name: string; topicPrefixes: readonly string[]; allowCallbacks?: readonly string[] }): Promise<{ source: SourceView; token: string }> {
-    const { token, source } = await this.deps.tenants.addSource(input.name, input.topicPrefixes, input.allowCallbacks ?? []);
+  async addSource(input: {
+    name: string;
+    topicPrefixes: readonly string[];
+    allowCallbacks?: readonly string[];
+  }): Promise<{ source: SourceView; token: string }> {
+    const { token, source } = await this.deps.tenants.addSource(
+      input.name,
+      input.topicPrefixes,
+      input.allowCallbacks ?? [],
+    );
     return { source: sourceView(source), token };
   }
 
   async removeSource(name: string): Promise<void> {
-    if (!(await this.deps.tenants.removeSource(name))) throw new AdminError('RSN_ADMIN_NOT_FOUND', `no Source named ${JSON.stringify(name)}`, 404);
+    if (!(await this.deps.tenants.removeSource(name)))
+      throw new AdminError('RSN_ADMIN_NOT_FOUND', `no Source named ${JSON.stringify(name)}`, 404);
   }
 
   /** A new publish token; the old one stops working (within the tenant cache's change check). */
   async rotateSourceToken(name: string): Promise<{ token: string; tokenFingerprint: string }> {
     const token = generateToken();
     const hash = hashToken(token);
-    if (!(await this.deps.admin.setSourceTokenHash(name, hash))) throw new AdminError('RSN_ADMIN_NOT_FOUND', `no Source named ${JSON.stringify(name)}`, 404);
+    if (!(await this.deps.admin.setSourceTokenHash(name, hash)))
+      throw new AdminError('RSN_ADMIN_NOT_FOUND', `no Source named ${JSON.stringify(name)}`, 404);
     return { token, tokenFingerprint: tokenFingerprint(hash) };
   }
 
   async subscriptions(filter: SubscriptionFilter = {}): Promise<SubscriptionView[]> {
     const now = this.deps.now();
-    return (await this.deps.admin.subscriptionDeliveries()).map((r) => subscriptionView(r, now)).filter((s) =>
-      (filter.topic === undefined || s.topic === filter.topic)
-      && (filter.callbackOrigin === undefined || s.callbackOrigin === filter.callbackOrigin)
-      && (filter.state === undefined || s.state === filter.state)
-      && (filter.health === undefined || s.health === filter.health));
+    return (await this.deps.admin.subscriptionDeliveries())
+      .map((r) => subscriptionView(r, now))
+      .filter(
+        (s) =>
+          (filter.topic === undefined || s.topic === filter.topic) &&
+          (filter.callbackOrigin === undefined || s.callbackOrigin === filter.callbackOrigin) &&
+          (filter.state === undefined || s.state === filter.state) &&
+          (filter.health === undefined || s.health === filter.health),
+      );
   }
 
-  async subscription(id: number): Promise<SubscriptionView & { givenUpItems: { seq: number; reason: string; at: string }[] }> {
+  async subscription(
+    id: number,
+  ): Promise<SubscriptionView & { givenUpItems: { seq: number; reason: string; at: string }[] }> {
     const row = await this.deps.admin.subscriptionDelivery(id);
     if (!row) throw new AdminError('RSN_ADMIN_NOT_FOUND', `no subscription ${id}`, 404);
     const items = await this.deps.admin.listGivenUp(id);
     return {
       ...subscriptionView(row, this.deps.now()),
-      givenUpItems: items.map((g) => ({ seq: g.seq, reason: redactText(g.reason), at: new Date(g.at).toISOString() })),
+      givenUpItems: items.map((g) => ({
+        seq: g.seq,
+        reason: redactText(g.reason),
+        at: new Date(g.at).toISOString(),
+      })),
     };
   }
 
   async deleteSubscription(id: number): Promise<void> {
-    if (!(await this.deps.admin.deleteSubscription(id))) throw new AdminError('RSN_ADMIN_NOT_FOUND', `no subscription ${id}`, 404);
+    if (!(await this.deps.admin.deleteSubscription(id)))
+      throw new AdminError('RSN_ADMIN_NOT_FOUND', `no subscription ${id}`, 404);
     this.deps.onSubscriptionDeleted?.(id);
   }
 
   async topics() {
     return (await this.deps.admin.topicStats(this.deps.now(), RATE_WINDOW_MS)).map((t) => ({
-      url: t.url, lastSeq: t.lastSeq, subscribers: t.subscribers,
+      url: t.url,
+      lastSeq: t.lastSeq,
+      subscribers: t.subscribers,
       ratePerMinute: Math.round((t.recentNotifications / (RATE_WINDOW_MS / 60_000)) * 100) / 100,
     }));
   }
 
   async rejections(limit = 50) {
-    return (await this.deps.admin.recentRejections(limit)).map((r) => ({ at: new Date(r.at).toISOString(), status: r.status, kind: r.kind, reason: r.reason }));
+    return (await this.deps.admin.recentRejections(limit)).map((r) => ({
+      at: new Date(r.at).toISOString(),
+      status: r.status,
+      kind: r.kind,
+      reason: r.reason,
+    }));
   }
 
   async counters(): Promise<ClusterCounters> {
@@ -166,24 +214,40 @@ export class AdminService {
    */
   async retryGivenUp(id: number): Promise<RetryResult[]> {
     const send = this.deps.send;
-    if (!send) throw new AdminError('RSN_ADMIN_NO_DELIVERY', 'retrying deliveries needs a running hub (use --hub)', 503);
+    if (!send)
+      throw new AdminError(
+        'RSN_ADMIN_NO_DELIVERY',
+        'retrying deliveries needs a running hub (use --hub)',
+        503,
+      );
     const row = await this.deps.admin.subscriptionDelivery(id);
     if (!row) throw new AdminError('RSN_ADMIN_NOT_FOUND', `no subscription ${id}`, 404);
-    const sub = (await this.deps.repo.listSubscriptions({ topicUrl: row.topicUrl })).find((s) => s.id === id);
+    const sub = (await this.deps.repo.listSubscriptions({ topicUrl: row.topicUrl })).find(
+      (s) => s.id === id,
+    );
     if (!sub) throw new AdminError('RSN_ADMIN_NOT_FOUND', `no subscription ${id}`, 404);
     const results: RetryResult[] = [];
     for (const g of await this.deps.admin.listGivenUp(id)) {
       const n = await this.deps.repo.getNotification(g.topicId, g.seq);
-      if (!n) { results.push({ seq: g.seq, outcome: 'missing', error: 'notification no longer stored (pruned)' }); continue; }
+      if (!n) {
+        results.push({
+          seq: g.seq,
+          outcome: 'missing',
+          error: 'notification no longer stored (pruned)',
+        });
+        continue;
+      }
       const headers: Record<string, string> = { 'content-type': n.contentType, link: n.linkHeader };
-      if (sub.secret !== undefined) headers['x-hub-signature'] = signatureHeader(sub.algorithm, sub.secret, n.body);
+      if (sub.secret !== undefined)
+        headers['x-hub-signature'] = signatureHeader(sub.algorithm, sub.secret, n.body);
       const outcome = await send(deliveryTarget(sub.callback), headers, n.body);
       if (outcome.kind === 'delivered') {
         await this.deps.admin.deleteGivenUp(g.id);
         results.push({ seq: g.seq, outcome: 'delivered', status: outcome.status });
       } else {
         results.push({
-          seq: g.seq, outcome: 'failed',
+          seq: g.seq,
+          outcome: 'failed',
           ...(outcome.status !== undefined ? { status: outcome.status } : {}),
           ...(outcome.kind === 'failed' && outcome.code ? { error: outcome.code } : {}),
         });

@@ -70,7 +70,12 @@ export interface AdminStore {
   findAdminTokenByHash(tokenHash: string): Promise<AdminTokenRecord | undefined>;
   touchAdminToken(id: number, now: number): Promise<void>;
 
-  createSession(s: { sessionHash: string; adminTokenId: number; now: number; expiresAt: number }): Promise<void>;
+  createSession(s: {
+    sessionHash: string;
+    adminTokenId: number;
+    now: number;
+    expiresAt: number;
+  }): Promise<void>;
   /** The admin token behind a live session, or undefined (unknown, expired or its token revoked). */
   findSession(sessionHash: string, now: number): Promise<AdminTokenRecord | undefined>;
   deleteSession(sessionHash: string): Promise<void>;

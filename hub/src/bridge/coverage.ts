@@ -5,7 +5,13 @@
 // list without `from` proves only from its earliest entry; a list starting after what is proven
 // (history cut short, a hole) proves nothing before its start. Where proof breaks the next interval
 // starts where proof starts again (RN-5): subscribers see the gap and repair it themselves.
-import { compareDateTime, entryToChange, parseDateTime, type DateTime, type Entry } from '@rsnotify/shared';
+import {
+  compareDateTime,
+  entryToChange,
+  parseDateTime,
+  type DateTime,
+  type Entry,
+} from '@rsnotify/shared';
 import type { BridgeListState, BridgePosition } from '../store/index.js';
 
 export interface ListRef {
@@ -16,16 +22,16 @@ export interface ListRef {
 
 export type FetchedList =
   | {
-    readonly url: string;
-    readonly status: 'fresh';
-    readonly from?: DateTime;
-    readonly until?: DateTime;
-    readonly entries: readonly Entry[];
-    /** HTTP Date of the answer (whole seconds, the Source's clock). */
-    readonly date?: DateTime;
-    readonly etag?: string;
-    readonly lastModified?: string;
-  }
+      readonly url: string;
+      readonly status: 'fresh';
+      readonly from?: DateTime;
+      readonly until?: DateTime;
+      readonly entries: readonly Entry[];
+      /** HTTP Date of the answer (whole seconds, the Source's clock). */
+      readonly date?: DateTime;
+      readonly etag?: string;
+      readonly lastModified?: string;
+    }
   | { readonly url: string; readonly status: 'unchanged' };
 
 /** Entries published under one contiguous interval (before any split by size). */
@@ -47,7 +53,8 @@ export interface PollOutcome {
 const before = (a: DateTime, b: DateTime): boolean => compareDateTime(a, b) < 0;
 const latest = (a: DateTime | undefined, b: DateTime | undefined): DateTime | undefined =>
   a === undefined ? b : b === undefined ? a : before(a, b) ? b : a;
-const parse = (s: string | undefined): DateTime | undefined => (s === undefined ? undefined : parseDateTime(s));
+const parse = (s: string | undefined): DateTime | undefined =>
+  s === undefined ? undefined : parseDateTime(s);
 
 function entryTime(e: Entry): DateTime | undefined {
   return e.md?.datetime ?? e.lastmod;
@@ -83,7 +90,11 @@ export function listsToRead(position: BridgePosition, refs: readonly ListRef[]):
 }
 
 /** Applies one poll: `refs` the index's lists in order (one ref for a plain Change List). */
-export function advance(position: BridgePosition, refs: readonly ListRef[], fetched: ReadonlyMap<string, FetchedList>): PollOutcome {
+export function advance(
+  position: BridgePosition,
+  refs: readonly ListRef[],
+  fetched: ReadonlyMap<string, FetchedList>,
+): PollOutcome {
   const initial = isInitial(position);
   const known = new Map(position.lists.map((l) => [l.url, l]));
   const lists: BridgeListState[] = [];
@@ -107,7 +118,15 @@ export function advance(position: BridgePosition, refs: readonly ListRef[], fetc
     const f = fetched.get(ref.url);
     if (!f) {
       // Not read: read to its end already, or wholly before the bridge began.
-      lists.push(k ?? { url: ref.url, consumed: 0, complete: true, ...(ref.from ? { from: ref.from.lexical } : {}), ...(ref.until ? { until: ref.until.lexical } : {}) });
+      lists.push(
+        k ?? {
+          url: ref.url,
+          consumed: 0,
+          complete: true,
+          ...(ref.from ? { from: ref.from.lexical } : {}),
+          ...(ref.until ? { until: ref.until.lexical } : {}),
+        },
+      );
       continue;
     }
     if (f.status === 'unchanged') {
@@ -131,11 +150,15 @@ export function advance(position: BridgePosition, refs: readonly ListRef[], fetc
     // An open list proves [from, newest entry or HTTP Date] (RC-22); never less than its own from.
     const listReach = listUntil ?? latest(latest(newestTime, f.date), listFrom);
     const state: BridgeListState = {
-      url: ref.url, consumed: entries.length, complete: listUntil !== undefined,
-      ...(listFrom ? { from: listFrom.lexical } : {}), ...(listUntil ? { until: listUntil.lexical } : {}),
+      url: ref.url,
+      consumed: entries.length,
+      complete: listUntil !== undefined,
+      ...(listFrom ? { from: listFrom.lexical } : {}),
+      ...(listUntil ? { until: listUntil.lexical } : {}),
       ...(entries.length > 0 ? { lastKey: entryKey(entries[entries.length - 1]!) } : {}),
       ...(listReach ? { coveredTo: listReach.lexical } : {}),
-      ...(f.etag ? { etag: f.etag } : {}), ...(f.lastModified ? { lastModified: f.lastModified } : {}),
+      ...(f.etag ? { etag: f.etag } : {}),
+      ...(f.lastModified ? { lastModified: f.lastModified } : {}),
     };
     lists.push(state);
     if (initial) {
@@ -150,7 +173,13 @@ export function advance(position: BridgePosition, refs: readonly ListRef[], fetc
       // The Source rewrote what we had read: fall back on time, everything after what was covered.
       rewritten.push(ref.url);
       const covered = reach;
-      start = covered === undefined ? 0 : entries.findIndex((e) => { const t = entryTime(e); return t !== undefined && before(covered, t); });
+      start =
+        covered === undefined
+          ? 0
+          : entries.findIndex((e) => {
+              const t = entryTime(e);
+              return t !== undefined && before(covered, t);
+            });
       if (start < 0) start = entries.length;
     }
     const fresh = entries.slice(start);
@@ -196,7 +225,13 @@ export function splitSegment(segment: Segment, maxEntries: number): Segment[] {
     part.push(e);
     const t = entryTime(e);
     const isLast = i === segment.entries.length - 1;
-    if (!isLast && part.length >= maxEntries && t !== undefined && !before(t, from) && !before(segment.until, t)) {
+    if (
+      !isLast &&
+      part.length >= maxEntries &&
+      t !== undefined &&
+      !before(t, from) &&
+      !before(segment.until, t)
+    ) {
       out.push({ from, until: t, entries: part });
       from = t;
       part = [];

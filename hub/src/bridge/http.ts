@@ -2,7 +2,12 @@
 // redirects followed one by one), conditional (ETag, If-Modified-Since), size-limited, and one
 // request at a time per Source origin, with that origin's Retry-After honoured by every poller.
 import type { Dispatcher } from 'undici';
-import { checkOutboundUrl, RsnotifyError, type GetLike, type OutboundPolicy } from '@rsnotify/shared';
+import {
+  checkOutboundUrl,
+  RsnotifyError,
+  type GetLike,
+  type OutboundPolicy,
+} from '@rsnotify/shared';
 import type { HubCodesOf } from '../errors/index.js';
 
 export interface Validators {
@@ -38,7 +43,10 @@ export class BridgeHttpError extends RsnotifyError<HubCodesOf<'BridgeHttpError'>
 const MAX_REDIRECTS = 5;
 const MAX_RETRY_AFTER_MS = 6 * 3_600_000;
 
-export function headerValue(headers: Readonly<Record<string, string | string[] | undefined>>, name: string): string | undefined {
+export function headerValue(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+  name: string,
+): string | undefined {
   const v = headers[name];
   return Array.isArray(v) ? v[0] : v;
 }
@@ -88,7 +96,9 @@ export class SourceGetter implements GetLike {
     const run = prev.then(fn, fn);
     const tail = run.catch(() => undefined);
     this.tails.set(origin, tail);
-    void tail.then(() => { if (this.tails.get(origin) === tail) this.tails.delete(origin); });
+    void tail.then(() => {
+      if (this.tails.get(origin) === tail) this.tails.delete(origin);
+    });
     return run;
   }
 
@@ -113,23 +123,42 @@ export class SourceGetter implements GetLike {
         }
         return res;
       }
-      throw new BridgeHttpError('RSN_BRIDGE_REDIRECTS', `GET ${url}: more than ${MAX_REDIRECTS} redirects`, undefined, undefined, { url });
+      throw new BridgeHttpError(
+        'RSN_BRIDGE_REDIRECTS',
+        `GET ${url}: more than ${MAX_REDIRECTS} redirects`,
+        undefined,
+        undefined,
+        { url },
+      );
     });
   }
 
   private async once(u: URL, validators: Validators, maxBytes: number): Promise<GetResult> {
-    const headers: Record<string, string> = { accept: 'application/xml, text/xml;q=0.9, */*;q=0.1', 'user-agent': this.o.userAgent ?? 'rsnotify-hub-bridge' };
+    const headers: Record<string, string> = {
+      accept: 'application/xml, text/xml;q=0.9, */*;q=0.1',
+      'user-agent': this.o.userAgent ?? 'rsnotify-hub-bridge',
+    };
     if (validators.etag) headers['if-none-match'] = validators.etag;
     if (validators.lastModified) headers['if-modified-since'] = validators.lastModified;
     this.sent.set(u.origin, (this.sent.get(u.origin) ?? 0) + 1);
     const res = await this.o.agent.request({
-      origin: u.origin, path: `${u.pathname}${u.search}`, method: 'GET', headers,
-      headersTimeout: this.o.timeoutMs, bodyTimeout: this.o.timeoutMs,
+      origin: u.origin,
+      path: `${u.pathname}${u.search}`,
+      method: 'GET',
+      headers,
+      headersTimeout: this.o.timeoutMs,
+      bodyTimeout: this.o.timeoutMs,
     });
     const declared = Number(headerValue(res.headers, 'content-length'));
     if (Number.isFinite(declared) && declared > maxBytes) {
       res.body.destroy();
-      throw new BridgeHttpError('RSN_BRIDGE_TOO_LARGE', `GET ${u.href}: ${declared} bytes, limit ${maxBytes}`, res.statusCode, undefined, { url: u.href, limit: maxBytes });
+      throw new BridgeHttpError(
+        'RSN_BRIDGE_TOO_LARGE',
+        `GET ${u.href}: ${declared} bytes, limit ${maxBytes}`,
+        res.statusCode,
+        undefined,
+        { url: u.href, limit: maxBytes },
+      );
     }
     const chunks: Buffer[] = [];
     let size = 0;
@@ -137,7 +166,13 @@ export class SourceGetter implements GetLike {
       size += (chunk as Buffer).length;
       if (size > maxBytes) {
         res.body.destroy();
-        throw new BridgeHttpError('RSN_BRIDGE_TOO_LARGE', `GET ${u.href}: more than ${maxBytes} bytes`, res.statusCode, undefined, { url: u.href, limit: maxBytes });
+        throw new BridgeHttpError(
+          'RSN_BRIDGE_TOO_LARGE',
+          `GET ${u.href}: more than ${maxBytes} bytes`,
+          res.statusCode,
+          undefined,
+          { url: u.href, limit: maxBytes },
+        );
       }
       chunks.push(chunk as Buffer);
     }

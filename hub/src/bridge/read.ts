@@ -2,13 +2,25 @@
 // something new, each with a conditional GET through the origin's queue. Returns plain data for
 // coverage.ts to judge; the only decisions here are about HTTP answers and document kinds.
 import {
-  dateTimeFromMillis, parseDateTime, parseDocument, parseHttpDate, RsnotifyError,
-  type DateTime, type Entry, type Metadata,
+  dateTimeFromMillis,
+  parseDateTime,
+  parseDocument,
+  parseHttpDate,
+  RsnotifyError,
+  type DateTime,
+  type Entry,
+  type Metadata,
 } from '@rsnotify/shared';
 import type { HubCodesOf } from '../errors/index.js';
 import type { BridgePosition } from '../store/index.js';
 import { listsToRead, type FetchedList, type ListRef } from './coverage.js';
-import { BridgeHttpError, headerValue, type GetResult, type SourceGetter, type Validators } from './http.js';
+import {
+  BridgeHttpError,
+  headerValue,
+  type GetResult,
+  type SourceGetter,
+  type Validators,
+} from './http.js';
 
 /** A bridged Source that cannot be configured or read; the codes and meanings are in HUB_ERRORS. */
 export class BridgeError extends RsnotifyError<HubCodesOf<'BridgeError'>> {
@@ -20,14 +32,14 @@ export class BridgeError extends RsnotifyError<HubCodesOf<'BridgeError'>> {
 
 export type ReadResult =
   | {
-    readonly kind: 'read';
-    /** With the index's new validators. */
-    readonly position: BridgePosition;
-    readonly refs: readonly ListRef[];
-    readonly fetched: ReadonlyMap<string, FetchedList>;
-    /** The Change List URL is a single list, not an index: it is read every poll. */
-    readonly plainList: boolean;
-  }
+      readonly kind: 'read';
+      /** With the index's new validators. */
+      readonly position: BridgePosition;
+      readonly refs: readonly ListRef[];
+      readonly fetched: ReadonlyMap<string, FetchedList>;
+      /** The Change List URL is a single list, not an index: it is read every poll. */
+      readonly plainList: boolean;
+    }
   | { readonly kind: 'gone'; readonly status: number };
 
 function validatorsOf(res: GetResult): Validators {
@@ -41,36 +53,65 @@ function bounds(md: Metadata | undefined): { from?: DateTime; until?: DateTime }
 }
 
 /** A fresh list as coverage.ts reads it: md from/until, entries, HTTP Date, validators. */
-function freshList(url: string, md: Metadata, entries: readonly Entry[], res: GetResult): FetchedList {
+function freshList(
+  url: string,
+  md: Metadata,
+  entries: readonly Entry[],
+  res: GetResult,
+): FetchedList {
   const dateMs = parseHttpDate(headerValue(res.headers, 'date'));
   return {
-    url, status: 'fresh', entries, ...bounds(md), ...validatorsOf(res),
+    url,
+    status: 'fresh',
+    entries,
+    ...bounds(md),
+    ...validatorsOf(res),
     ...(dateMs !== undefined ? { date: dateTimeFromMillis(Math.floor(dateMs / 1000) * 1000) } : {}),
   };
 }
 
 function assertAnswer(res: GetResult, url: string, allowed: readonly number[]): void {
   if (res.status === 429 || res.status >= 500) {
-    throw new BridgeHttpError('RSN_BRIDGE_HTTP_STATUS', `GET ${url}: HTTP ${res.status}`, res.status, undefined, { url, status: res.status });
+    throw new BridgeHttpError(
+      'RSN_BRIDGE_HTTP_STATUS',
+      `GET ${url}: HTTP ${res.status}`,
+      res.status,
+      undefined,
+      { url, status: res.status },
+    );
   }
   if (!allowed.includes(res.status)) {
-    throw new BridgeError('RSN_BRIDGE_NOT_CHANGELIST', `GET ${url}: HTTP ${res.status}`, { url, status: res.status });
+    throw new BridgeError('RSN_BRIDGE_NOT_CHANGELIST', `GET ${url}: HTTP ${res.status}`, {
+      url,
+      status: res.status,
+    });
   }
 }
 
-const conditional = (v: { etag?: string; lastModified?: string } | undefined): Validators =>
-  ({ ...(v?.etag ? { etag: v.etag } : {}), ...(v?.lastModified ? { lastModified: v.lastModified } : {}) });
+const conditional = (v: { etag?: string; lastModified?: string } | undefined): Validators => ({
+  ...(v?.etag ? { etag: v.etag } : {}),
+  ...(v?.lastModified ? { lastModified: v.lastModified } : {}),
+});
 
-export async function readChangeLists(http: SourceGetter, start: BridgePosition, maxBytes: number): Promise<ReadResult> {
+export async function readChangeLists(
+  http: SourceGetter,
+  start: BridgePosition,
+  maxBytes: number,
+): Promise<ReadResult> {
   let position = start;
   const indexUrl = position.changeListUrl!;
-  const res = await http.fetch(indexUrl, conditional({ etag: position.indexEtag, lastModified: position.indexLastModified }));
+  const res = await http.fetch(
+    indexUrl,
+    conditional({ etag: position.indexEtag, lastModified: position.indexLastModified }),
+  );
   const fetched = new Map<string, FetchedList>();
   let refs: ListRef[];
   let plainList = false;
   if (res.status === 304) {
     refs = position.lists.map((l) => ({
-      url: l.url, ...(l.from ? { from: parseDateTime(l.from) } : {}), ...(l.until ? { until: parseDateTime(l.until) } : {}),
+      url: l.url,
+      ...(l.from ? { from: parseDateTime(l.from) } : {}),
+      ...(l.until ? { until: parseDateTime(l.until) } : {}),
     }));
     plainList = refs.length === 1 && refs[0]!.url === indexUrl;
     if (plainList) fetched.set(indexUrl, { url: indexUrl, status: 'unchanged' });
@@ -80,15 +121,21 @@ export async function readChangeLists(http: SourceGetter, start: BridgePosition,
     const doc = parseDocument(res.body.toString('utf8'), { baseUrl: res.url, maxBytes });
     const v = validatorsOf(res);
     position = { ...position, indexEtag: v.etag, indexLastModified: v.lastModified };
-    if (doc.kind === 'change-list-index' || (doc.root === 'sitemapindex' && doc.capability === 'changelist')) {
+    if (
+      doc.kind === 'change-list-index' ||
+      (doc.root === 'sitemapindex' && doc.capability === 'changelist')
+    ) {
       refs = doc.entries.map((e) => ({ url: e.loc, ...bounds(e.md) }));
     } else if (doc.kind === 'change-list' || doc.capability === 'changelist') {
       plainList = true;
       refs = [{ url: indexUrl, ...bounds(doc.md) }];
       fetched.set(indexUrl, freshList(indexUrl, doc.md, doc.entries, res));
     } else {
-      throw new BridgeError('RSN_BRIDGE_NOT_CHANGELIST', `${indexUrl} is a ${doc.kind}, not a Change List or Change List Index`,
-        { url: indexUrl, kind: doc.kind });
+      throw new BridgeError(
+        'RSN_BRIDGE_NOT_CHANGELIST',
+        `${indexUrl} is a ${doc.kind}, not a Change List or Change List Index`,
+        { url: indexUrl, kind: doc.kind },
+      );
     }
   }
   if (!plainList) {
@@ -102,8 +149,15 @@ export async function readChangeLists(http: SourceGetter, start: BridgePosition,
       }
       assertAnswer(r, ref.url, [200]);
       const list = parseDocument(r.body.toString('utf8'), { baseUrl: r.url, maxBytes });
-      if (list.root !== 'urlset' || (list.kind !== 'change-list' && list.capability !== 'changelist')) {
-        throw new BridgeError('RSN_BRIDGE_NOT_CHANGELIST', `${ref.url} is a ${list.kind}, not a Change List`, { url: ref.url, kind: list.kind });
+      if (
+        list.root !== 'urlset' ||
+        (list.kind !== 'change-list' && list.capability !== 'changelist')
+      ) {
+        throw new BridgeError(
+          'RSN_BRIDGE_NOT_CHANGELIST',
+          `${ref.url} is a ${list.kind}, not a Change List`,
+          { url: ref.url, kind: list.kind },
+        );
       }
       fetched.set(ref.url, freshList(ref.url, list.md, list.entries, r));
     }

@@ -7,18 +7,29 @@ import type { Hono } from 'hono';
 import { formatLinkHeader } from '@rsnotify/shared';
 import type { BridgeService } from './service.js';
 
-export function mountBridgeRoutes(app: Hono, hubPath: string, bridge: BridgeService, hubUrl: () => string): void {
+export function mountBridgeRoutes(
+  app: Hono,
+  hubPath: string,
+  bridge: BridgeService,
+  hubUrl: () => string,
+): void {
   const base = `${hubPath.replace(/\/+$/, '')}/bridge`;
   app.get(base, async (c) => {
     const source = c.req.query('source');
     if (source === undefined) {
       const all = await bridge.list();
-      return c.json({ hub: hubUrl(), channels: all.map((b) => ({ name: b.name, topic: b.topic, source: b.pollUrl })) });
+      return c.json({
+        hub: hubUrl(),
+        channels: all.map((b) => ({ name: b.name, topic: b.topic, source: b.pollUrl })),
+      });
     }
     const found = await bridge.lookup(source);
     if (!found) return c.json({ error: 'no bridged channel for this Source', source }, 404);
     return c.json({
-      name: found.name, hub: hubUrl(), topic: found.topic, source: found.pollUrl,
+      name: found.name,
+      hub: hubUrl(),
+      topic: found.topic,
+      source: found.pollUrl,
       ...(found.capabilityListUrl ? { capabilityList: found.capabilityListUrl } : {}),
       ...(found.changeListUrl ? { changeList: found.changeListUrl } : {}),
       pollIntervalMs: found.intervalMs,
@@ -28,7 +39,14 @@ export function mountBridgeRoutes(app: Hono, hubPath: string, bridge: BridgeServ
     const name = c.req.param('name');
     if (!bridge.has(name)) return c.text('no such bridged channel\n', 404);
     const body = bridge.latest(name) ?? Buffer.alloc(0);
-    const link = formatLinkHeader([{ href: bridge.topicFor(name), rel: 'self' }, { href: hubUrl(), rel: 'hub' }]);
-    return c.body(new Uint8Array(body), 200, { 'content-type': 'application/xml', link, 'cache-control': 'no-cache' });
+    const link = formatLinkHeader([
+      { href: bridge.topicFor(name), rel: 'self' },
+      { href: hubUrl(), rel: 'hub' },
+    ]);
+    return c.body(new Uint8Array(body), 200, {
+      'content-type': 'application/xml',
+      link,
+      'cache-control': 'no-cache',
+    });
   });
 }

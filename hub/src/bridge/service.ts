@@ -3,9 +3,20 @@
 // ones (durable, ordered, one transaction with the position that made them) and hands them to
 // delivery, so N subscribers cost the Source one poll per interval.
 import type { Dispatcher } from 'undici';
-import { checkOutboundUrl, describeError, discoverSource, pageFetcherFrom, type OutboundPolicy } from '@rsnotify/shared';
+import {
+  checkOutboundUrl,
+  describeError,
+  discoverSource,
+  pageFetcherFrom,
+  type OutboundPolicy,
+} from '@rsnotify/shared';
 import type { Logger } from '../observability/index.js';
-import type { BridgedSourceRecord, BridgePosition, BridgeRepository, StoredNotification } from '../store/index.js';
+import type {
+  BridgedSourceRecord,
+  BridgePosition,
+  BridgeRepository,
+  StoredNotification,
+} from '../store/index.js';
 import { advance, isInitial } from './coverage.js';
 import { BridgeHttpError, SourceGetter } from './http.js';
 import { BridgeError, readChangeLists } from './read.js';
@@ -53,7 +64,12 @@ export function bridgedTopicUrl(hubUrl: string, name: string): string {
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export function checkBridgeName(name: string): void {
-  if (!NAME.test(name)) throw new BridgeError('RSN_BRIDGE_BAD_NAME', `bridged Source name ${JSON.stringify(name)}: letters, digits, . _ - (max 64)`, { name });
+  if (!NAME.test(name))
+    throw new BridgeError(
+      'RSN_BRIDGE_BAD_NAME',
+      `bridged Source name ${JSON.stringify(name)}: letters, digits, . _ - (max 64)`,
+      { name },
+    );
 }
 
 interface Poller {
@@ -72,7 +88,11 @@ export class BridgeService {
 
   constructor(private readonly deps: BridgeDeps) {
     this.http = new SourceGetter({
-      agent: deps.agent, outbound: deps.outbound, timeoutMs: deps.requestTimeoutMs, maxBytes: deps.maxDocumentBytes, now: deps.now,
+      agent: deps.agent,
+      outbound: deps.outbound,
+      timeoutMs: deps.requestTimeoutMs,
+      maxBytes: deps.maxDocumentBytes,
+      now: deps.now,
     });
     this.metrics = new BridgeMetrics(deps.registry);
   }
@@ -100,15 +120,36 @@ export class BridgeService {
   }
 
   /** `rsnotify-hub source add NAME --poll URL`, the admin console and the config file come here. */
-  async add(name: string, pollUrl: string, intervalMs: number, options: { ensure?: boolean } = {}): Promise<BridgedSourceView> {
+  async add(
+    name: string,
+    pollUrl: string,
+    intervalMs: number,
+    options: { ensure?: boolean } = {},
+  ): Promise<BridgedSourceView> {
     checkBridgeName(name);
-    const s = { name, pollUrl: checkPollUrl(pollUrl), intervalMs: checkInterval(intervalMs), now: this.deps.now() };
-    const record = options.ensure ? await this.deps.store.ensureBridgedSource(s) : await this.deps.store.addBridgedSource(s);
+    const s = {
+      name,
+      pollUrl: checkPollUrl(pollUrl),
+      intervalMs: checkInterval(intervalMs),
+      now: this.deps.now(),
+    };
+    const record = options.ensure
+      ? await this.deps.store.ensureBridgedSource(s)
+      : await this.deps.store.addBridgedSource(s);
     const existing = this.pollers.get(name);
     if (existing && existing.record.id !== record.id) this.untrack(name);
     if (!this.pollers.has(name)) this.track(record, 0);
     else existing!.record = { ...existing!.record, intervalMs: record.intervalMs };
-    this.deps.logger.info({ event: 'bridge.source_added', name, pollUrl, intervalMs: record.intervalMs, topic: this.topicFor(name) }, 'bridged Source registered');
+    this.deps.logger.info(
+      {
+        event: 'bridge.source_added',
+        name,
+        pollUrl,
+        intervalMs: record.intervalMs,
+        topic: this.topicFor(name),
+      },
+      'bridged Source registered',
+    );
     return this.view(record);
   }
 
@@ -130,7 +171,12 @@ export class BridgeService {
     const want = normalise(sourceUrl);
     for (const r of await this.deps.store.listBridgedSources()) {
       const p = r.position;
-      if ([r.pollUrl, p.capabilityListUrl, p.changeListUrl].some((u) => u !== undefined && normalise(u) === want)) return this.view(r);
+      if (
+        [r.pollUrl, p.capabilityListUrl, p.changeListUrl].some(
+          (u) => u !== undefined && normalise(u) === want,
+        )
+      )
+        return this.view(r);
     }
     return undefined;
   }
@@ -157,9 +203,14 @@ export class BridgeService {
   private view(r: BridgedSourceRecord): BridgedSourceView {
     const p = r.position;
     return {
-      name: r.name, pollUrl: r.pollUrl, intervalMs: r.intervalMs, topic: this.topicFor(r.name),
-      ...(p.capabilityListUrl ? { capabilityListUrl: p.capabilityListUrl } : {}), ...(p.changeListUrl ? { changeListUrl: p.changeListUrl } : {}),
-      ...(p.coveredTo ? { coveredTo: p.coveredTo } : {}), ...(r.lastPollAt !== undefined ? { lastPollAt: r.lastPollAt } : {}),
+      name: r.name,
+      pollUrl: r.pollUrl,
+      intervalMs: r.intervalMs,
+      topic: this.topicFor(r.name),
+      ...(p.capabilityListUrl ? { capabilityListUrl: p.capabilityListUrl } : {}),
+      ...(p.changeListUrl ? { changeListUrl: p.changeListUrl } : {}),
+      ...(p.coveredTo ? { coveredTo: p.coveredTo } : {}),
+      ...(r.lastPollAt !== undefined ? { lastPollAt: r.lastPollAt } : {}),
       ...(r.lastError !== undefined ? { lastError: r.lastError } : {}),
     };
   }
@@ -178,10 +229,15 @@ export class BridgeService {
 
   private schedule(poller: Poller, delayMs: number): void {
     if (this.closed || this.pollers.get(poller.record.name) !== poller) return;
-    poller.timer = setTimeout(() => {
-      poller.timer = undefined;
-      poller.running = this.pollOnce(poller).finally(() => { poller.running = undefined; });
-    }, Math.max(0, delayMs));
+    poller.timer = setTimeout(
+      () => {
+        poller.timer = undefined;
+        poller.running = this.pollOnce(poller).finally(() => {
+          poller.running = undefined;
+        });
+      },
+      Math.max(0, delayMs),
+    );
     poller.timer.unref?.();
   }
 
@@ -191,7 +247,10 @@ export class BridgeService {
     const log = this.deps.logger.child({ bridge: name });
     try {
       const fresh = await this.deps.store.getBridgedSource(name);
-      if (!fresh || fresh.id !== poller.record.id) { this.untrack(name); return; }
+      if (!fresh || fresh.id !== poller.record.id) {
+        this.untrack(name);
+        return;
+      }
       poller.record = fresh;
       const published = await this.poll(poller, log);
       poller.failures = 0;
@@ -200,14 +259,34 @@ export class BridgeService {
     } catch (err) {
       poller.failures++;
       const e = describeError(err);
-      this.metrics.polls.inc({ result: err instanceof BridgeHttpError && err.status !== undefined ? `http_${err.status}` : 'failed' });
-      log.warn({ event: 'bridge.poll_failed', source: poller.record.pollUrl, code: e.code, error: e.message, failures: poller.failures }, 'bridge poll failed');
-      await this.deps.store.recordPollOutcome(poller.record.id, { at: this.deps.now(), error: e.message }).catch(() => undefined);
+      this.metrics.polls.inc({
+        result:
+          err instanceof BridgeHttpError && err.status !== undefined
+            ? `http_${err.status}`
+            : 'failed',
+      });
+      log.warn(
+        {
+          event: 'bridge.poll_failed',
+          source: poller.record.pollUrl,
+          code: e.code,
+          error: e.message,
+          failures: poller.failures,
+        },
+        'bridge poll failed',
+      );
+      await this.deps.store
+        .recordPollOutcome(poller.record.id, { at: this.deps.now(), error: e.message })
+        .catch(() => undefined);
     }
     const url = poller.record.position.changeListUrl ?? poller.record.pollUrl;
     const at = nextPollAt({
-      now: this.deps.now(), startedAt, intervalMs: poller.record.intervalMs, failures: poller.failures,
-      random: this.deps.random(), ...(this.http.notBefore(url) !== undefined ? { notBefore: this.http.notBefore(url)! } : {}),
+      now: this.deps.now(),
+      startedAt,
+      intervalMs: poller.record.intervalMs,
+      failures: poller.failures,
+      random: this.deps.random(),
+      ...(this.http.notBefore(url) !== undefined ? { notBefore: this.http.notBefore(url)! } : {}),
     });
     this.schedule(poller, at - this.deps.now());
   }
@@ -223,8 +302,15 @@ export class BridgeService {
     const read = await readChangeLists(this.http, position, this.deps.maxDocumentBytes);
     if (read.kind === 'gone') {
       // The Change List moved: discover again on the next poll.
-      await this.deps.store.commitPoll(poller.record.id, { ...position, discoveredAt: 0 }, [], this.deps.now());
-      throw new BridgeError('RSN_BRIDGE_NO_CHANGELIST', `GET ${indexUrl}: HTTP ${read.status}`, { url: indexUrl });
+      await this.deps.store.commitPoll(
+        poller.record.id,
+        { ...position, discoveredAt: 0 },
+        [],
+        this.deps.now(),
+      );
+      throw new BridgeError('RSN_BRIDGE_NO_CHANGELIST', `GET ${indexUrl}: HTTP ${read.status}`, {
+        url: indexUrl,
+      });
     }
     position = read.position;
     const { refs, fetched, plainList } = read;
@@ -235,63 +321,147 @@ export class BridgeService {
     if (plainList) next = { ...next, lists: next.lists.map((l) => ({ ...l, complete: false })) };
     for (const g of outcome.gaps) {
       this.metrics.gaps.inc();
-      log.warn({ event: 'bridge.coverage_gap', source: indexUrl, from: g.from?.lexical, to: g.to.lexical }, 'the Change Lists do not prove this interval; the next notification starts after it');
+      log.warn(
+        { event: 'bridge.coverage_gap', source: indexUrl, from: g.from?.lexical, to: g.to.lexical },
+        'the Change Lists do not prove this interval; the next notification starts after it',
+      );
     }
-    for (const url of outcome.rewritten) log.warn({ event: 'bridge.list_rewritten', url }, 'a Change List changed entries already read; new entries taken by time');
+    for (const url of outcome.rewritten)
+      log.warn(
+        { event: 'bridge.list_rewritten', url },
+        'a Change List changed entries already read; new entries taken by time',
+      );
     const now = this.deps.now();
     const notifications = buildNotifications(outcome.segments, {
-      topicUrl: this.topicFor(poller.record.name), hubUrl: this.deps.hubUrl(), capabilityListUrl: next.capabilityListUrl,
-      receivedAt: now, maxEntries: this.deps.maxEntriesPerNotification, maxBytes: this.deps.maxNotificationBytes,
+      topicUrl: this.topicFor(poller.record.name),
+      hubUrl: this.deps.hubUrl(),
+      capabilityListUrl: next.capabilityListUrl,
+      receivedAt: now,
+      maxEntries: this.deps.maxEntriesPerNotification,
+      maxBytes: this.deps.maxNotificationBytes,
     });
     const stored = await this.deps.store.commitPoll(poller.record.id, next, notifications, now);
     poller.record = { ...poller.record, position: next, lastPollAt: now, lastError: undefined };
     stored.forEach((s, i) => {
       const n = notifications[i]!;
       poller.latest = n.body;
-      this.deps.onAccepted({ topicId: s.topicId, seq: s.seq, receivedAt: n.receivedAt, contentType: n.contentType, linkHeader: n.linkHeader, body: n.body });
+      this.deps.onAccepted({
+        topicId: s.topicId,
+        seq: s.seq,
+        receivedAt: n.receivedAt,
+        contentType: n.contentType,
+        linkHeader: n.linkHeader,
+        body: n.body,
+      });
     });
-    if (wasInitial && next.coveredTo) log.info({ event: 'bridge.started', source: indexUrl, coveredTo: next.coveredTo }, 'bridge publishes changes from here on');
+    if (wasInitial && next.coveredTo)
+      log.info(
+        { event: 'bridge.started', source: indexUrl, coveredTo: next.coveredTo },
+        'bridge publishes changes from here on',
+      );
     if (stored.length > 0) {
       const entries = outcome.segments.reduce((n, s) => n + s.entries.length, 0);
-      log.info({ event: 'bridge.published', topic: this.topicFor(poller.record.name), notifications: stored.length, entries, until: next.coveredTo }, 'bridged changes published');
+      log.info(
+        {
+          event: 'bridge.published',
+          topic: this.topicFor(poller.record.name),
+          notifications: stored.length,
+          entries,
+          until: next.coveredTo,
+        },
+        'bridged changes published',
+      );
     }
     return stored.length;
   }
 
-  private async discover(record: BridgedSourceRecord, position: BridgePosition, log: Logger): Promise<BridgePosition> {
+  private async discover(
+    record: BridgedSourceRecord,
+    position: BridgePosition,
+    log: Logger,
+  ): Promise<BridgePosition> {
     checkOutboundUrl(record.pollUrl, this.deps.outbound);
     let d: Awaited<ReturnType<typeof discoverSource>>;
     try {
-      d = await discoverSource(record.pollUrl, pageFetcherFrom(this.http, { maxBytes: this.deps.maxDocumentBytes, timeoutMs: this.deps.requestTimeoutMs }));
+      d = await discoverSource(
+        record.pollUrl,
+        pageFetcherFrom(this.http, {
+          maxBytes: this.deps.maxDocumentBytes,
+          timeoutMs: this.deps.requestTimeoutMs,
+        }),
+      );
     } catch (err) {
       // Say why the first document could not be read (refused address, status, ...), not only that none was.
-      const steps = (err as { details?: { steps?: { url: string; note: string }[] } }).details?.steps ?? [];
-      if (steps[0]) throw new BridgeError('RSN_BRIDGE_NO_CHANGELIST', `${describeError(err).message}; ${steps[0].url}: ${steps[0].note}`, { url: record.pollUrl });
+      const steps =
+        (err as { details?: { steps?: { url: string; note: string }[] } }).details?.steps ?? [];
+      if (steps[0])
+        throw new BridgeError(
+          'RSN_BRIDGE_NO_CHANGELIST',
+          `${describeError(err).message}; ${steps[0].url}: ${steps[0].note}`,
+          { url: record.pollUrl },
+        );
       throw err;
     }
-    if (!d.changeListUrl) throw new BridgeError('RSN_BRIDGE_NO_CHANGELIST', `${d.capabilityListUrl} lists no Change List`, { url: record.pollUrl });
-    log.info({ event: 'bridge.discovered', source: record.pollUrl, capabilityList: d.capabilityListUrl, changeList: d.changeListUrl }, 'bridged Source discovered');
-    const moved = position.changeListUrl !== undefined && position.changeListUrl !== d.changeListUrl;
+    if (!d.changeListUrl)
+      throw new BridgeError(
+        'RSN_BRIDGE_NO_CHANGELIST',
+        `${d.capabilityListUrl} lists no Change List`,
+        { url: record.pollUrl },
+      );
+    log.info(
+      {
+        event: 'bridge.discovered',
+        source: record.pollUrl,
+        capabilityList: d.capabilityListUrl,
+        changeList: d.changeListUrl,
+      },
+      'bridged Source discovered',
+    );
+    const moved =
+      position.changeListUrl !== undefined && position.changeListUrl !== d.changeListUrl;
     // A moved Change List: coverage stays (it is about time, not URLs), list positions start over.
     return {
-      ...position, capabilityListUrl: d.capabilityListUrl, changeListUrl: d.changeListUrl, discoveredAt: this.deps.now(),
+      ...position,
+      capabilityListUrl: d.capabilityListUrl,
+      changeListUrl: d.changeListUrl,
+      discoveredAt: this.deps.now(),
       ...(moved ? { lists: [], indexEtag: undefined, indexLastModified: undefined } : {}),
     };
   }
 }
 
 function normalise(url: string): string {
-  try { const u = new URL(url); u.hash = ''; return u.href.replace(/\/+$/, ''); } catch { return url; }
+  try {
+    const u = new URL(url);
+    u.hash = '';
+    return u.href.replace(/\/+$/, '');
+  } catch {
+    return url;
+  }
 }
 
 function checkPollUrl(url: string): string {
   let u: URL;
-  try { u = new URL(url); } catch { throw new BridgeError('RSN_BRIDGE_BAD_URL', `poll URL ${JSON.stringify(url)} is not an absolute URL`, { url }); }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new BridgeError('RSN_BRIDGE_BAD_URL', `poll URL ${url} must be http(s)`, { url });
+  try {
+    u = new URL(url);
+  } catch {
+    throw new BridgeError(
+      'RSN_BRIDGE_BAD_URL',
+      `poll URL ${JSON.stringify(url)} is not an absolute URL`,
+      { url },
+    );
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new BridgeError('RSN_BRIDGE_BAD_URL', `poll URL ${url} must be http(s)`, { url });
   return u.href;
 }
 
 function checkInterval(ms: number): number {
-  if (!Number.isInteger(ms) || ms < 100) throw new BridgeError('RSN_BRIDGE_BAD_INTERVAL', `poll interval must be at least 100 ms, not ${ms}`, { ms });
+  if (!Number.isInteger(ms) || ms < 100)
+    throw new BridgeError(
+      'RSN_BRIDGE_BAD_INTERVAL',
+      `poll interval must be at least 100 ms, not ${ms}`,
+      { ms },
+    );
   return ms;
 }

@@ -88,9 +88,13 @@ export class ClusterCoordinator implements DeliveryOwnership {
 
   private async reload(id: number): Promise<void> {
     try {
-      for (const c of await this.o.store.cluster.subscriptionsById([id])) if (this.owned.has(id)) this.adopt(c);
+      for (const c of await this.o.store.cluster.subscriptionsById([id]))
+        if (this.owned.has(id)) this.adopt(c);
     } catch (err) {
-      this.o.logger.warn({ event: 'cluster.reload_failed', err: describeError(err), subscription: id }, 'could not reload a changed subscription');
+      this.o.logger.warn(
+        { event: 'cluster.reload_failed', err: describeError(err), subscription: id },
+        'could not reload a changed subscription',
+      );
     }
   }
 
@@ -98,7 +102,9 @@ export class ClusterCoordinator implements DeliveryOwnership {
     try {
       const scheduler = this.o.scheduler();
       for (const t of await this.o.store.listTopics()) scheduler.wake(t.id, t.lastSeq);
-    } catch { /* the next resync or publish wakes them */ }
+    } catch {
+      /* the next resync or publish wakes them */
+    }
   }
 
   private adopt(c: ClaimedSubscription): void {
@@ -110,14 +116,19 @@ export class ClusterCoordinator implements DeliveryOwnership {
 
   /** Heartbeat, then claim or hand back towards the fair share. Serialised; a request while running runs once more after. */
   tick(): Promise<void> {
-    if (this.ticking) { this.tickAgain = true; return this.ticking; }
+    if (this.ticking) {
+      this.tickAgain = true;
+      return this.ticking;
+    }
     this.ticking = (async () => {
       do {
         this.tickAgain = false;
         if (this.closed) break;
         await this.tickOnce();
       } while (this.tickAgain);
-    })().finally(() => { this.ticking = undefined; });
+    })().finally(() => {
+      this.ticking = undefined;
+    });
     return this.ticking;
   }
 
@@ -134,13 +145,25 @@ export class ClusterCoordinator implements DeliveryOwnership {
         // Our claim lapsed and another process took it (or the subscription is gone): stop driving it.
         this.owned.delete(id);
         scheduler.remove(id);
-        logger.warn({ event: 'cluster.claim_lost', subscription: id }, 'delivery claim taken over by another process');
+        logger.warn(
+          { event: 'cluster.claim_lost', subscription: id },
+          'delivery claim taken over by another process',
+        );
       }
       const step = fairShareStep(this.owned.size, hb.activeSubscriptions, hb.liveNodes);
       if (step > 0) {
         const claimed = await store.cluster.claim(nodeId, step, this.ttlMs);
         for (const c of claimed) this.adopt(c);
-        if (claimed.length > 0) logger.info({ event: 'cluster.claimed', count: claimed.length, claims: this.owned.size, liveNodes: hb.liveNodes }, 'claimed subscriptions');
+        if (claimed.length > 0)
+          logger.info(
+            {
+              event: 'cluster.claimed',
+              count: claimed.length,
+              claims: this.owned.size,
+              liveNodes: hb.liveNodes,
+            },
+            'claimed subscriptions',
+          );
       } else if (step < 0) {
         const give = [...this.owned].slice(step); // the newest claims go back first
         for (const id of give) {
@@ -148,15 +171,29 @@ export class ClusterCoordinator implements DeliveryOwnership {
           await scheduler.release(id);
         }
         await store.cluster.release(nodeId, give);
-        logger.info({ event: 'cluster.released', count: give.length, claims: this.owned.size, liveNodes: hb.liveNodes }, 'handed subscriptions back for others to take');
+        logger.info(
+          {
+            event: 'cluster.released',
+            count: give.length,
+            claims: this.owned.size,
+            liveNodes: hb.liveNodes,
+          },
+          'handed subscriptions back for others to take',
+        );
       }
     } catch (err) {
-      logger.error({ event: 'cluster.heartbeat_failed', err: describeError(err), claims: this.owned.size }, 'cluster heartbeat failed');
+      logger.error(
+        { event: 'cluster.heartbeat_failed', err: describeError(err), claims: this.owned.size },
+        'cluster heartbeat failed',
+      );
       if (this.owned.size > 0 && this.now() - this.lastRenewedAt > this.ttlMs) {
         // Our claims may have expired: another process could be driving them now. Pause until the
         // database answers again; the saved cursors say where to resume.
         for (const id of this.owned) scheduler.remove(id);
-        logger.warn({ event: 'cluster.claims_dropped', count: this.owned.size }, 'claims not renewed in time; deliveries paused');
+        logger.warn(
+          { event: 'cluster.claims_dropped', count: this.owned.size },
+          'claims not renewed in time; deliveries paused',
+        );
         this.owned.clear();
       }
     }

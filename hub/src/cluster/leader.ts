@@ -14,7 +14,15 @@ export class ClusterLeader {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
 
-  constructor(private readonly o: { lock: LeaderLock; logger: Logger; nodeId: string; startJobs: () => LeaderJobs; retryMs?: number }) {
+  constructor(
+    private readonly o: {
+      lock: LeaderLock;
+      logger: Logger;
+      nodeId: string;
+      startJobs: () => LeaderJobs;
+      retryMs?: number;
+    },
+  ) {
     o.lock.onLost(() => void this.lost());
   }
 
@@ -32,14 +40,20 @@ export class ClusterLeader {
     if (this.closed || this.jobs) return;
     if (!(await this.o.lock.tryAcquire()) || this.closed) return;
     this.jobs = this.o.startJobs();
-    this.o.logger.info({ event: 'cluster.leader', node: this.o.nodeId }, 'this process runs the once-per-cluster jobs');
+    this.o.logger.info(
+      { event: 'cluster.leader', node: this.o.nodeId },
+      'this process runs the once-per-cluster jobs',
+    );
   }
 
   private async lost(): Promise<void> {
     const jobs = this.jobs;
     this.jobs = undefined;
     if (jobs) {
-      this.o.logger.warn({ event: 'cluster.leader_lost', node: this.o.nodeId }, 'leader connection lost; jobs stopped until the lock is taken again');
+      this.o.logger.warn(
+        { event: 'cluster.leader_lost', node: this.o.nodeId },
+        'leader connection lost; jobs stopped until the lock is taken again',
+      );
       await jobs.stop();
     }
   }

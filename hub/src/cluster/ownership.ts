@@ -12,7 +12,11 @@ export const SOLE_OWNER: DeliveryOwnership = { drives: () => true };
  * processes: each aims at ceil(active / live); one extra is tolerated so claims do not ping-pong
  * between processes while counts change. Pure, table-tested.
  */
-export function fairShareStep(owned: number, activeSubscriptions: number, liveNodes: number): number {
+export function fairShareStep(
+  owned: number,
+  activeSubscriptions: number,
+  liveNodes: number,
+): number {
   const target = Math.ceil(activeSubscriptions / Math.max(1, liveNodes));
   if (owned < target) return target - owned;
   if (owned > target + 1) return target - owned;

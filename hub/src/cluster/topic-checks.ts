@@ -6,14 +6,21 @@ import type { PgClusterStore } from '../store/index.js';
 export class ClusterTopicChecker extends TopicChecker {
   private readonly clusterIntervalMs: number;
 
-  constructor(deps: ConstructorParameters<typeof TopicChecker>[0], private readonly cluster: PgClusterStore) {
+  constructor(
+    deps: ConstructorParameters<typeof TopicChecker>[0],
+    private readonly cluster: PgClusterStore,
+  ) {
     super(deps);
     this.clusterIntervalMs = deps.intervalMs;
   }
 
   override async check(topic: string): Promise<string[]> {
     let mine: boolean;
-    try { mine = await this.cluster.claimTopicCheck(topic, this.clusterIntervalMs); } catch { mine = false; }
+    try {
+      mine = await this.cluster.claimTopicCheck(topic, this.clusterIntervalMs);
+    } catch {
+      mine = false;
+    }
     return mine ? super.check(topic) : [];
   }
 }

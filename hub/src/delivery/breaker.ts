@@ -8,7 +8,11 @@ import type { DeliveryOutcome } from './outcome.js';
 export type BreakerState = 'closed' | 'half-open' | 'open';
 
 /** The gauge values of rsnotify_hub_origin_breaker_state. */
-export const BREAKER_STATE_VALUE: Readonly<Record<BreakerState, number>> = { closed: 0, 'half-open': 1, open: 2 };
+export const BREAKER_STATE_VALUE: Readonly<Record<BreakerState, number>> = {
+  closed: 0,
+  'half-open': 1,
+  open: 2,
+};
 
 export interface BreakerOptions {
   /** Consecutive timeouts / connection failures that open the breaker. */
@@ -18,7 +22,11 @@ export interface BreakerOptions {
   readonly maxOpenMs: number;
 }
 
-export const DEFAULT_BREAKER_OPTIONS: BreakerOptions = { failureThreshold: 5, openMs: 2_000, maxOpenMs: 60_000 };
+export const DEFAULT_BREAKER_OPTIONS: BreakerOptions = {
+  failureThreshold: 5,
+  openMs: 2_000,
+  maxOpenMs: 60_000,
+};
 
 export interface BreakerChange {
   readonly origin: string;
@@ -93,7 +101,13 @@ export class OriginBreakers {
       return;
     }
     if (!s) {
-      s = { state: 'closed', failures: 0, openMs: this.options.openMs, openUntil: 0, probeInFlight: false };
+      s = {
+        state: 'closed',
+        failures: 0,
+        openMs: this.options.openMs,
+        openUntil: 0,
+        probeInFlight: false,
+      };
       this.origins.set(origin, s);
     }
     s.failures++;
@@ -111,6 +125,12 @@ export class OriginBreakers {
     const from = s.state;
     if (from === to) return;
     s.state = to;
-    this.onChange({ origin, from, to, failures: s.failures, ...(to === 'open' ? { retryAt: s.openUntil } : {}) });
+    this.onChange({
+      origin,
+      from,
+      to,
+      failures: s.failures,
+      ...(to === 'open' ? { retryAt: s.openUntil } : {}),
+    });
   }
 }

@@ -4,5 +4,12 @@
 export { DeliveryScheduler, type SchedulerDeps } from './scheduler.js';
 export { createSender, deliveryTarget, type DeliveryTarget, type SendDelivery } from './sender.js';
 export { classifyError, classifyStatus, type DeliveryOutcome } from './outcome.js';
-export { backoffDelay, nextStep, DEFAULT_RETRY_POLICY, type NextStep, type RetryPolicy, type RetryState } from './retry-policy.js';
+export {
+  backoffDelay,
+  nextStep,
+  DEFAULT_RETRY_POLICY,
+  type NextStep,
+  type RetryPolicy,
+  type RetryState,
+} from './retry-policy.js';
 export { NotificationCache } from './cache.js';

@@ -10,7 +10,11 @@
 // parked per origin and woken, first parked first, as room appears. The per-origin circuit breaker
 // (breaker.ts) decides whether an origin may be tried at all.
 import {
-  BREAKER_STATE_VALUE, DEFAULT_BREAKER_OPTIONS, OriginBreakers, type BreakerChange, type BreakerOptions,
+  BREAKER_STATE_VALUE,
+  DEFAULT_BREAKER_OPTIONS,
+  OriginBreakers,
+  type BreakerChange,
+  type BreakerOptions,
 } from './breaker.js';
 import type { HubMetrics, Logger } from '../observability/index.js';
 import type { DeliveryOutcome } from './outcome.js';
@@ -63,10 +67,14 @@ export class OriginBudget {
   private active = 0;
   private total = 0;
 
-  constructor(private readonly options: OriginBudgetOptions, private readonly hooks: OriginBudgetHooks) {
+  constructor(
+    private readonly options: OriginBudgetOptions,
+    private readonly hooks: OriginBudgetHooks,
+  ) {
     this.breakers = new OriginBreakers(options.breaker, hooks.now, (change) => {
       hooks.onBreakerChange({ ...change, value: BREAKER_STATE_VALUE[change.to] });
-      if (change.to === 'open' && change.retryAt !== undefined) this.wakeAt(change.origin, change.retryAt);
+      if (change.to === 'open' && change.retryAt !== undefined)
+        this.wakeAt(change.origin, change.retryAt);
       if (change.to === 'closed') this.wake(change.origin);
     });
   }
@@ -87,13 +95,20 @@ export class OriginBudget {
    */
   tryAcquire(origin: string, suspect: boolean): OriginSlot | undefined {
     const o = this.state(origin);
-    if (o.active >= this.options.perOrigin || o.active + o.stalled >= this.options.maxPerOrigin) return undefined;
+    if (o.active >= this.options.perOrigin || o.active + o.stalled >= this.options.maxPerOrigin)
+      return undefined;
     const gate = this.breakers.allow(origin, suspect);
     if (!gate.ok) return undefined;
     o.active++;
     this.active++;
     this.total++;
-    const slot: OriginSlot = { origin, probe: gate.probe, stalled: false, released: false, timer: undefined };
+    const slot: OriginSlot = {
+      origin,
+      probe: gate.probe,
+      stalled: false,
+      released: false,
+      timer: undefined,
+    };
     slot.timer = setTimeout(() => this.stall(slot), this.options.slowAfterMs);
     slot.timer.unref();
     return slot;
@@ -118,7 +133,10 @@ export class OriginBudget {
     if (slot.timer) clearTimeout(slot.timer);
     const o = this.state(slot.origin);
     if (slot.stalled) o.stalled--;
-    else { o.active--; this.active--; }
+    else {
+      o.active--;
+      this.active--;
+    }
     this.total--;
     this.breakers.record(slot.origin, outcome, slot.probe);
     this.wake(slot.origin);
@@ -146,7 +164,10 @@ export class OriginBudget {
   private wake(origin: string): void {
     const o = this.origins.get(origin);
     if (!o || o.parked.size === 0) return;
-    let room = Math.min(this.options.perOrigin - o.active, this.options.maxPerOrigin - o.active - o.stalled);
+    let room = Math.min(
+      this.options.perOrigin - o.active,
+      this.options.maxPerOrigin - o.active - o.stalled,
+    );
     if (this.breakers.state(origin) !== 'closed') room = Math.min(room, 1);
     for (const [id, wakeOne] of o.parked) {
       if (room-- <= 0) break;
@@ -158,11 +179,14 @@ export class OriginBudget {
   private wakeAt(origin: string, at: number): void {
     const o = this.state(origin);
     if (o.wakeTimer) return;
-    o.wakeTimer = setTimeout(() => {
-      o.wakeTimer = undefined;
-      this.wake(origin);
-      this.hooks.onRoom();
-    }, Math.max(1, at - this.hooks.now()));
+    o.wakeTimer = setTimeout(
+      () => {
+        o.wakeTimer = undefined;
+        this.wake(origin);
+        this.hooks.onRoom();
+      },
+      Math.max(1, at - this.hooks.now()),
+    );
     o.wakeTimer.unref();
   }
 
@@ -176,7 +200,13 @@ export class OriginBudget {
   }
 
   private forget(origin: string, o: OriginState): void {
-    if (o.active === 0 && o.stalled === 0 && o.parked.size === 0 && !o.wakeTimer && this.breakers.state(origin) === 'closed') {
+    if (
+      o.active === 0 &&
+      o.stalled === 0 &&
+      o.parked.size === 0 &&
+      !o.wakeTimer &&
+      this.breakers.state(origin) === 'closed'
+    ) {
       this.origins.delete(origin);
     }
   }
@@ -190,25 +220,48 @@ export function reportBreakerChange(
 ): void {
   gauge.set({ origin: change.origin }, change.value);
   const event = `delivery.origin_breaker_${change.to.replace('-', '_')}`;
-  const fields = { event, origin: change.origin, from: change.from, failures: change.failures, ...(change.retryAt ? { retryAt: new Date(change.retryAt).toISOString() } : {}) };
-  if (change.to === 'open') logger.warn(fields, 'callback origin not answering; deliveries to it paused');
-  else logger.info(fields, change.to === 'closed' ? 'callback origin answers again' : 'probing callback origin');
+  const fields = {
+    event,
+    origin: change.origin,
+    from: change.from,
+    failures: change.failures,
+    ...(change.retryAt ? { retryAt: new Date(change.retryAt).toISOString() } : {}),
+  };
+  if (change.to === 'open')
+    logger.warn(fields, 'callback origin not answering; deliveries to it paused');
+  else
+    logger.info(
+      fields,
+      change.to === 'closed' ? 'callback origin answers again' : 'probing callback origin',
+    );
 }
 
 /** The scheduler's budget: defaults filled in, breaker changes logged and put in the gauge. */
 export function createDeliveryBudget(
   o: Partial<Omit<OriginBudgetOptions, 'global'>> | undefined,
-  deps: { readonly maxInFlight: number; readonly now: () => number; readonly logger: Logger; readonly metrics: HubMetrics },
+  deps: {
+    readonly maxInFlight: number;
+    readonly now: () => number;
+    readonly logger: Logger;
+    readonly metrics: HubMetrics;
+  },
   pump: () => void,
 ): OriginBudget {
   const perOrigin = o?.perOrigin ?? DEFAULT_ACTIVE_PER_ORIGIN;
-  return new OriginBudget({
-    perOrigin, maxPerOrigin: Math.max(perOrigin, o?.maxPerOrigin ?? 64), global: deps.maxInFlight,
-    maxTotal: o?.maxTotal ?? deps.maxInFlight * 4, slowAfterMs: o?.slowAfterMs ?? DEFAULT_SLOW_AFTER_MS,
-    breaker: o?.breaker ?? DEFAULT_BREAKER_OPTIONS,
-  }, {
-    now: deps.now,
-    onBreakerChange: (change) => reportBreakerChange(deps.logger, deps.metrics.originBreakerState, change),
-    onRoom: pump,
-  });
+  return new OriginBudget(
+    {
+      perOrigin,
+      maxPerOrigin: Math.max(perOrigin, o?.maxPerOrigin ?? 64),
+      global: deps.maxInFlight,
+      maxTotal: o?.maxTotal ?? deps.maxInFlight * 4,
+      slowAfterMs: o?.slowAfterMs ?? DEFAULT_SLOW_AFTER_MS,
+      breaker: o?.breaker ?? DEFAULT_BREAKER_OPTIONS,
+    },
+    {
+      now: deps.now,
+      onBreakerChange: (change) =>
+        reportBreakerChange(deps.logger, deps.metrics.originBreakerState, change),
+      onRoom: pump,
+    },
+  );
 }

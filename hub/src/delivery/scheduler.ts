@@ -6,13 +6,23 @@
 import { signatureHeader } from '@rsnotify/shared';
 import type { Logger } from '../observability/index.js';
 import type { HubMetrics } from '../observability/index.js';
-import type { CursorUpdate, HubRepository, StoredNotification, Subscription } from '../store/index.js';
+import type {
+  CursorUpdate,
+  HubRepository,
+  StoredNotification,
+  Subscription,
+} from '../store/index.js';
 import type { DeliveryOwnership } from '../cluster/ownership.js';
 import type { NotificationCache } from './cache.js';
 import type { DeliveryOutcome } from './outcome.js';
 import { nextStep, type RetryPolicy } from './retry-policy.js';
 import { deliveryTarget, type DeliveryTarget, type SendDelivery } from './sender.js';
-import { createDeliveryBudget, type OriginBudget, type OriginBudgetOptions, type OriginSlot } from './origin-budget.js';
+import {
+  createDeliveryBudget,
+  type OriginBudget,
+  type OriginBudgetOptions,
+  type OriginSlot,
+} from './origin-budget.js';
 
 interface TopicState {
   readonly id: number;
@@ -176,11 +186,17 @@ export class DeliveryScheduler {
   async close(graceMs = 5_000): Promise<void> {
     this.closed = true;
     this.budget.close();
-    for (const sub of this.subs.values()) { if (sub.timer) clearTimeout(sub.timer); sub.timer = undefined; }
+    for (const sub of this.subs.values()) {
+      if (sub.timer) clearTimeout(sub.timer);
+      sub.timer = undefined;
+    }
     if (this.inFlight > 0) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, graceMs);
-        this.idleWaiters.push(() => { clearTimeout(timer); resolve(); });
+        this.idleWaiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
       });
     }
     if (this.flushTimer) clearTimeout(this.flushTimer);
@@ -202,10 +218,24 @@ export class DeliveryScheduler {
   private track(s: Subscription): SubState {
     const topic = this.topic(s.topicId, s.deliveredSeq);
     const sub: SubState = {
-      id: s.id, topic, topicUrl: s.topicUrl, callback: s.callback, target: deliveryTarget(s.callback),
-      secret: s.secret, algorithm: s.algorithm, leaseExpiresAt: s.leaseExpiresAt, deliveredSeq: s.deliveredSeq,
-      attempts: s.attempts, firstFailedAt: s.firstFailedAt, nextAttemptAt: s.nextAttemptAt, lastStatus: s.lastStatus,
-      lastError: s.lastError, inFlight: false, queued: false, removed: false, timer: undefined,
+      id: s.id,
+      topic,
+      topicUrl: s.topicUrl,
+      callback: s.callback,
+      target: deliveryTarget(s.callback),
+      secret: s.secret,
+      algorithm: s.algorithm,
+      leaseExpiresAt: s.leaseExpiresAt,
+      deliveredSeq: s.deliveredSeq,
+      attempts: s.attempts,
+      firstFailedAt: s.firstFailedAt,
+      nextAttemptAt: s.nextAttemptAt,
+      lastStatus: s.lastStatus,
+      lastError: s.lastError,
+      inFlight: false,
+      queued: false,
+      removed: false,
+      timer: undefined,
     };
     this.subs.set(s.id, sub);
     topic.subs.set(s.id, sub);
@@ -213,18 +243,26 @@ export class DeliveryScheduler {
   }
 
   private consider(sub: SubState): void {
-    if (this.closed || sub.removed || sub.inFlight || sub.queued || this.releasing.has(sub.id)) return;
+    if (this.closed || sub.removed || sub.inFlight || sub.queued || this.releasing.has(sub.id))
+      return;
     if (sub.deliveredSeq >= sub.topic.lastSeq) return;
     const now = this.deps.now();
     if (sub.leaseExpiresAt <= now) {
       // WH-13: an expired subscription gets nothing; the expiry sweep deletes its row.
-      this.deps.logger.info({ event: 'subscription.expired', topic: sub.topicUrl, callback: sub.callback }, 'lease expired');
+      this.deps.logger.info(
+        { event: 'subscription.expired', topic: sub.topicUrl, callback: sub.callback },
+        'lease expired',
+      );
       this.remove(sub.id);
       return;
     }
     if (sub.nextAttemptAt > now) {
       if (!sub.timer) {
-        sub.timer = setTimeout(() => { sub.timer = undefined; this.consider(sub); this.pump(); }, sub.nextAttemptAt - now);
+        sub.timer = setTimeout(() => {
+          sub.timer = undefined;
+          this.consider(sub);
+          this.pump();
+        }, sub.nextAttemptAt - now);
       }
       return;
     }
@@ -236,10 +274,19 @@ export class DeliveryScheduler {
     while (!this.closed && this.budget.hasRoom() && this.readyHead < this.ready.length) {
       const sub = this.ready[this.readyHead++]!;
       sub.queued = false;
-      if (sub.removed || sub.inFlight || sub.deliveredSeq >= sub.topic.lastSeq || this.releasing.has(sub.id)) continue;
+      if (
+        sub.removed ||
+        sub.inFlight ||
+        sub.deliveredSeq >= sub.topic.lastSeq ||
+        this.releasing.has(sub.id)
+      )
+        continue;
       // Per-origin budget and breaker: no room at this origin parks the subscription until there is.
       const slot = this.budget.tryAcquire(sub.target.origin, sub.attempts > 0);
-      if (!slot) { this.budget.park(sub.target.origin, sub.id, () => this.consider(sub)); continue; }
+      if (!slot) {
+        this.budget.park(sub.target.origin, sub.id, () => this.consider(sub));
+        continue;
+      }
       this.budget.unpark(sub.target.origin, sub.id);
       void this.deliver(sub, slot);
     }
@@ -259,11 +306,21 @@ export class DeliveryScheduler {
     let outcome: DeliveryOutcome;
     let notification: StoredNotification | undefined;
     try {
-      notification = this.deps.cache.get(sub.topic.id, seq) ?? (await this.deps.store.getNotification(sub.topic.id, seq));
+      notification =
+        this.deps.cache.get(sub.topic.id, seq) ??
+        (await this.deps.store.getNotification(sub.topic.id, seq));
       if (notification) {
         // M-4, WH-16, WH-17: the stored Content-Type and Link header, verbatim; WH-18: signed per subscriber.
-        const headers: Record<string, string> = { 'content-type': notification.contentType, link: notification.linkHeader };
-        if (sub.secret !== undefined) headers['x-hub-signature'] = signatureHeader(sub.algorithm, sub.secret, notification.body);
+        const headers: Record<string, string> = {
+          'content-type': notification.contentType,
+          link: notification.linkHeader,
+        };
+        if (sub.secret !== undefined)
+          headers['x-hub-signature'] = signatureHeader(
+            sub.algorithm,
+            sub.secret,
+            notification.body,
+          );
         outcome = await this.deps.send(sub.target, headers, notification.body);
       } else {
         outcome = { kind: 'failed', code: 'RSN_NOTIFICATION_MISSING' };
@@ -283,22 +340,45 @@ export class DeliveryScheduler {
     this.pump();
   }
 
-  private complete(sub: SubState, seq: number, n: StoredNotification | undefined, outcome: DeliveryOutcome): void {
+  private complete(
+    sub: SubState,
+    seq: number,
+    n: StoredNotification | undefined,
+    outcome: DeliveryOutcome,
+  ): void {
     const now = this.deps.now();
     const log = this.deps.logger;
     if (!n && outcome.kind === 'failed' && outcome.code === 'RSN_NOTIFICATION_MISSING') {
       // The row is gone (pruned by a bug or by hand): nothing can ever deliver it, so say so loudly.
-      log.error({ event: 'delivery.missing_notification', topic: sub.topicUrl, callback: sub.callback, seq }, 'notification row missing');
+      log.error(
+        {
+          event: 'delivery.missing_notification',
+          topic: sub.topicUrl,
+          callback: sub.callback,
+          seq,
+        },
+        'notification row missing',
+      );
       this.giveUp(sub, seq, 'notification missing from the store');
       return;
     }
     // A failed read of the row (the database away or overloaded) is retried like a failed POST.
-    const step = nextStep({ attempts: sub.attempts, firstFailedAt: sub.firstFailedAt }, outcome, now, this.deps.random, this.deps.retry);
+    const step = nextStep(
+      { attempts: sub.attempts, firstFailedAt: sub.firstFailedAt },
+      outcome,
+      now,
+      this.deps.random,
+      this.deps.retry,
+    );
     switch (step.kind) {
       case 'advance':
         this.deps.metrics.deliveries.inc({ outcome: 'delivered' });
         if (n) this.deps.metrics.deliveryLatency.observe((now - n.receivedAt) / 1000);
-        if (log.isLevelEnabled('debug')) log.debug({ event: 'delivery.succeeded', topic: sub.topicUrl, callback: sub.callback, seq }, 'delivered');
+        if (log.isLevelEnabled('debug'))
+          log.debug(
+            { event: 'delivery.succeeded', topic: sub.topicUrl, callback: sub.callback, seq },
+            'delivered',
+          );
         sub.deliveredSeq = seq;
         sub.attempts = 0;
         sub.firstFailedAt = undefined;
@@ -315,7 +395,19 @@ export class DeliveryScheduler {
         sub.nextAttemptAt = step.at;
         sub.lastStatus = failed?.status;
         sub.lastError = failed?.code;
-        log.info({ event: 'delivery.failed', topic: sub.topicUrl, callback: sub.callback, seq, status: failed?.status, code: failed?.code, attempts: step.attempts, retryInMs: step.at - now }, 'delivery failed; will retry');
+        log.info(
+          {
+            event: 'delivery.failed',
+            topic: sub.topicUrl,
+            callback: sub.callback,
+            seq,
+            status: failed?.status,
+            code: failed?.code,
+            attempts: step.attempts,
+            retryInMs: step.at - now,
+          },
+          'delivery failed; will retry',
+        );
         this.markDirty(sub);
         return;
       }
@@ -325,10 +417,16 @@ export class DeliveryScheduler {
       case 'end':
         // WH-19: 410 Gone ends the subscription.
         this.deps.metrics.deliveries.inc({ outcome: 'gone' });
-        log.info({ event: 'subscription.gone', topic: sub.topicUrl, callback: sub.callback, seq }, 'callback answered 410; subscription ended');
+        log.info(
+          { event: 'subscription.gone', topic: sub.topicUrl, callback: sub.callback, seq },
+          'callback answered 410; subscription ended',
+        );
         this.remove(sub.id);
         this.deps.store.removeSubscriptionById(sub.id).catch((err: unknown) => {
-          log.error({ event: 'store.error', err, topic: sub.topicUrl, callback: sub.callback }, 'could not delete a gone subscription');
+          log.error(
+            { event: 'store.error', err, topic: sub.topicUrl, callback: sub.callback },
+            'could not delete a gone subscription',
+          );
         });
         return;
     }
@@ -336,20 +434,31 @@ export class DeliveryScheduler {
 
   private giveUp(sub: SubState, seq: number, reason: string): void {
     this.deps.metrics.deliveries.inc({ outcome: 'gave_up' });
-    this.deps.logger.warn({ event: 'delivery.gave_up', topic: sub.topicUrl, callback: sub.callback, seq, reason }, 'delivery given up');
+    this.deps.logger.warn(
+      { event: 'delivery.gave_up', topic: sub.topicUrl, callback: sub.callback, seq, reason },
+      'delivery given up',
+    );
     sub.deliveredSeq = seq;
     sub.attempts = 0;
     sub.firstFailedAt = undefined;
     sub.nextAttemptAt = 0;
-    this.givenUp.push({ ...this.cursorOf(sub), givenUp: { seq, reason, topicId: sub.topic.id, callback: sub.callback } });
+    this.givenUp.push({
+      ...this.cursorOf(sub),
+      givenUp: { seq, reason, topicId: sub.topic.id, callback: sub.callback },
+    });
     this.dirty.delete(sub.id);
     this.scheduleFlush();
   }
 
   private cursorOf(sub: SubState): CursorUpdate {
     return {
-      subscriptionId: sub.id, deliveredSeq: sub.deliveredSeq, attempts: sub.attempts, nextAttemptAt: sub.nextAttemptAt,
-      firstFailedAt: sub.firstFailedAt, lastStatus: sub.lastStatus, lastError: sub.lastError,
+      subscriptionId: sub.id,
+      deliveredSeq: sub.deliveredSeq,
+      attempts: sub.attempts,
+      nextAttemptAt: sub.nextAttemptAt,
+      firstFailedAt: sub.firstFailedAt,
+      lastStatus: sub.lastStatus,
+      lastError: sub.lastError,
     };
   }
 
@@ -360,7 +469,10 @@ export class DeliveryScheduler {
 
   private scheduleFlush(): void {
     if (this.flushTimer || this.closed) return;
-    this.flushTimer = setTimeout(() => { this.flushTimer = undefined; void this.flush(); }, this.deps.flushDelayMs ?? 5);
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      void this.flush();
+    }, this.deps.flushDelayMs ?? 5);
   }
 
   /** Writes the gathered cursor moves in one transaction. */
@@ -374,7 +486,10 @@ export class DeliveryScheduler {
         await this.deps.store.saveCursors(batch, this.deps.now());
         this.flushFailures = 0;
       } catch (err) {
-        this.deps.logger.error({ event: 'store.cursor_save_failed', err, count: batch.length }, 'could not save delivery cursors; will retry');
+        this.deps.logger.error(
+          { event: 'store.cursor_save_failed', err, count: batch.length },
+          'could not save delivery cursors; will retry',
+        );
         for (const u of batch) {
           if (u.givenUp) this.givenUp.push(u);
           else if (!this.dirty.has(u.subscriptionId)) this.dirty.set(u.subscriptionId, u);
@@ -382,7 +497,13 @@ export class DeliveryScheduler {
         // Back off while the database is away (up to 1 s) instead of retrying every few ms.
         this.flushFailures++;
         if (!this.flushTimer && !this.closed) {
-          this.flushTimer = setTimeout(() => { this.flushTimer = undefined; void this.flush(); }, Math.min(1_000, 5 * 2 ** this.flushFailures));
+          this.flushTimer = setTimeout(
+            () => {
+              this.flushTimer = undefined;
+              void this.flush();
+            },
+            Math.min(1_000, 5 * 2 ** this.flushFailures),
+          );
         }
         return;
       }

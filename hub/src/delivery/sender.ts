@@ -22,13 +22,26 @@ export interface SendOptions {
 
 export function createSender(agent: Dispatcher, options: SendOptions) {
   const limit = options.maxResponseBytes ?? 64 * 1024;
-  return async function sendDelivery(target: DeliveryTarget, headers: Record<string, string>, body: Buffer): Promise<DeliveryOutcome> {
+  return async function sendDelivery(
+    target: DeliveryTarget,
+    headers: Record<string, string>,
+    body: Buffer,
+  ): Promise<DeliveryOutcome> {
     try {
       const res = await agent.request({
-        origin: target.origin, path: target.path, method: 'POST', headers, body,
-        headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs,
+        origin: target.origin,
+        path: target.path,
+        method: 'POST',
+        headers,
+        body,
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
       });
-      try { await res.body.dump({ limit }); } catch { /* the status is what counts */ }
+      try {
+        await res.body.dump({ limit });
+      } catch {
+        /* the status is what counts */
+      }
       return classifyStatus(res.statusCode);
     } catch (err) {
       return classifyError(err);

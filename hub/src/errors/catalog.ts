@@ -12,12 +12,27 @@ export const HUB_ERRORS = {
     class: 'StoreError',
     meaning: 'a topic prefix that another Source owns',
   },
-  RSN_ADMIN_TOKEN_EXISTS: { class: 'StoreError', meaning: 'an admin token with that name exists already' },
-  RSN_BRIDGE_EXISTS: { class: 'StoreError', meaning: 'a bridged Source with that name exists already' },
-  RSN_STORE_BAD_URL: { class: 'StoreError', meaning: '--db is neither a file path nor postgres://' },
-  RSN_STORE_AUTH_FAILED: { class: 'StoreError', meaning: 'PostgreSQL refused the user or password' },
+  RSN_ADMIN_TOKEN_EXISTS: {
+    class: 'StoreError',
+    meaning: 'an admin token with that name exists already',
+  },
+  RSN_BRIDGE_EXISTS: {
+    class: 'StoreError',
+    meaning: 'a bridged Source with that name exists already',
+  },
+  RSN_STORE_BAD_URL: {
+    class: 'StoreError',
+    meaning: '--db is neither a file path nor postgres://',
+  },
+  RSN_STORE_AUTH_FAILED: {
+    class: 'StoreError',
+    meaning: 'PostgreSQL refused the user or password',
+  },
   RSN_STORE_NO_DATABASE: { class: 'StoreError', meaning: 'the PostgreSQL database does not exist' },
-  RSN_STORE_UNREACHABLE: { class: 'StoreError', meaning: 'the PostgreSQL server cannot be reached' },
+  RSN_STORE_UNREACHABLE: {
+    class: 'StoreError',
+    meaning: 'the PostgreSQL server cannot be reached',
+  },
   RSN_STORE_UNAVAILABLE: {
     class: 'StoreError',
     meaning: 'the database is away for this call (answer 503, retry later)',
@@ -32,22 +47,49 @@ export const HUB_ERRORS = {
     class: 'TenantError',
     meaning: 'a topic prefix that is not an absolute http(s) URL',
   },
-  RSN_ADMIN_NOT_FOUND: { class: 'AdminError', meaning: 'no Source or subscription with that name or id' },
+  RSN_ADMIN_NOT_FOUND: {
+    class: 'AdminError',
+    meaning: 'no Source or subscription with that name or id',
+  },
   RSN_ADMIN_NO_DELIVERY: {
     class: 'AdminError',
     meaning: 'retrying deliveries needs a running hub (the CLI was not given --hub)',
   },
   RSN_ADMIN_BAD_ID: { class: 'AdminError', meaning: 'an admin id parameter that is not a number' },
-  RSN_ADMIN_BAD_FILTER: { class: 'outcome', meaning: 'an admin API list filter that cannot be read (400)' },
-  RSN_ADMIN_BAD_JSON: { class: 'outcome', meaning: 'an admin API request body that is not JSON (400)' },
-  RSN_ADMIN_BAD_REQUEST: { class: 'outcome', meaning: 'an admin API request body of the wrong shape (400)' },
-  RSN_ADMIN_CROSS_SITE: { class: 'outcome', meaning: 'a cross-site request to the admin console refused (403)' },
-  RSN_ADMIN_CSRF: { class: 'outcome', meaning: 'a console form post with a missing or wrong CSRF token (403)' },
+  RSN_ADMIN_BAD_FILTER: {
+    class: 'outcome',
+    meaning: 'an admin API list filter that cannot be read (400)',
+  },
+  RSN_ADMIN_BAD_JSON: {
+    class: 'outcome',
+    meaning: 'an admin API request body that is not JSON (400)',
+  },
+  RSN_ADMIN_BAD_REQUEST: {
+    class: 'outcome',
+    meaning: 'an admin API request body of the wrong shape (400)',
+  },
+  RSN_ADMIN_CROSS_SITE: {
+    class: 'outcome',
+    meaning: 'a cross-site request to the admin console refused (403)',
+  },
+  RSN_ADMIN_CSRF: {
+    class: 'outcome',
+    meaning: 'a console form post with a missing or wrong CSRF token (403)',
+  },
   RSN_ADMIN_NO_ROUTE: { class: 'outcome', meaning: 'no such admin API route (404)' },
   RSN_ADMIN_TOO_LARGE: { class: 'outcome', meaning: 'an admin request body over 64 KiB (413)' },
-  RSN_ADMIN_UNAUTHORIZED: { class: 'outcome', meaning: 'an admin request without a valid admin token (401)' },
-  RSN_BRIDGE_BAD_NAME: { class: 'BridgeError', meaning: 'a bridged Source name with characters not allowed' },
-  RSN_BRIDGE_BAD_URL: { class: 'BridgeError', meaning: 'a bridge poll URL that is not an absolute http(s) URL' },
+  RSN_ADMIN_UNAUTHORIZED: {
+    class: 'outcome',
+    meaning: 'an admin request without a valid admin token (401)',
+  },
+  RSN_BRIDGE_BAD_NAME: {
+    class: 'BridgeError',
+    meaning: 'a bridged Source name with characters not allowed',
+  },
+  RSN_BRIDGE_BAD_URL: {
+    class: 'BridgeError',
+    meaning: 'a bridge poll URL that is not an absolute http(s) URL',
+  },
   RSN_BRIDGE_BAD_INTERVAL: { class: 'BridgeError', meaning: 'a bridge poll interval under 100 ms' },
   RSN_BRIDGE_UNSUPPORTED: {
     class: 'BridgeError',
@@ -61,9 +103,18 @@ export const HUB_ERRORS = {
     class: 'BridgeError',
     meaning: 'a bridged URL answered another status or another kind of document',
   },
-  RSN_BRIDGE_HTTP_STATUS: { class: 'BridgeHttpError', meaning: 'a bridged Source answered a non-2xx status' },
-  RSN_BRIDGE_TOO_LARGE: { class: 'BridgeHttpError', meaning: 'a bridged document over the size limit' },
-  RSN_BRIDGE_REDIRECTS: { class: 'BridgeHttpError', meaning: 'a bridged URL redirected too many times' },
+  RSN_BRIDGE_HTTP_STATUS: {
+    class: 'BridgeHttpError',
+    meaning: 'a bridged Source answered a non-2xx status',
+  },
+  RSN_BRIDGE_TOO_LARGE: {
+    class: 'BridgeHttpError',
+    meaning: 'a bridged document over the size limit',
+  },
+  RSN_BRIDGE_REDIRECTS: {
+    class: 'BridgeHttpError',
+    meaning: 'a bridged URL redirected too many times',
+  },
   RSN_DELIVERY_ERROR: {
     class: 'outcome',
     meaning: 'a delivery attempt failed without a more precise code',

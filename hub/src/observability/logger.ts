@@ -9,11 +9,17 @@ export type { Logger };
  * only its origin and a hash of its path (the path is the subscriber's capability).
  */
 export function createLogger(level = 'info', destination?: pino.DestinationStream): Logger {
-  return pino({
-    level,
-    base: { service: 'rsnotify-hub' },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    serializers: { ...CALLBACK_LOG_SERIALIZERS },
-    redact: { paths: ['secret', 'token', '*.secret', '*.token', 'headers.authorization', 'authorization'], censor: '[redacted]' },
-  }, destination ?? pino.destination({ dest: 1, sync: false }));
+  return pino(
+    {
+      level,
+      base: { service: 'rsnotify-hub' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      serializers: { ...CALLBACK_LOG_SERIALIZERS },
+      redact: {
+        paths: ['secret', 'token', '*.secret', '*.token', 'headers.authorization', 'authorization'],
+        censor: '[redacted]',
+      },
+    },
+    destination ?? pino.destination({ dest: 1, sync: false }),
+  );
 }

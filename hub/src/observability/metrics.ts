@@ -27,19 +27,61 @@ export class HubMetrics {
     const registers = [this.registry];
     // Process metrics (CPU, memory, event-loop lag, handles) under their standard names.
     collectDefaultMetrics({ register: this.registry });
-    this.notificationsAccepted = new Counter({ name: 'rsnotify_hub_notifications_accepted_total', help: 'Notifications accepted (answered 200) and stored', labelNames: ['kind'], registers });
-    this.publishRejected = new Counter({ name: 'rsnotify_hub_publish_rejected_total', help: 'Publish requests refused with 4xx', labelNames: ['reason'], registers });
-    this.deliveries = new Counter({ name: 'rsnotify_hub_deliveries_total', help: 'Delivery attempts by outcome', labelNames: ['outcome'], registers });
-    this.deliveryLatency = new Histogram({
-      name: 'rsnotify_hub_delivery_latency_seconds', help: 'From acceptance of a notification to its acknowledged delivery',
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300], registers,
+    this.notificationsAccepted = new Counter({
+      name: 'rsnotify_hub_notifications_accepted_total',
+      help: 'Notifications accepted (answered 200) and stored',
+      labelNames: ['kind'],
+      registers,
     });
-    this.verifications = new Counter({ name: 'rsnotify_hub_verifications_total', help: 'Verifications of intent and denials by result', labelNames: ['mode', 'result'], registers });
-    this.requestsRejected = new Counter({ name: 'rsnotify_hub_requests_rejected_total', help: 'Requests refused at the HTTP layer (other than publish refusals) by status and reason', labelNames: ['status', 'reason'], registers });
-    this.originBreakerState = new Gauge({ name: 'rsnotify_hub_origin_breaker_state', help: 'Delivery circuit breaker per callback origin: 0 closed, 1 half-open, 2 open', labelNames: ['origin'], registers });
-    this.topicChecks = new Counter({ name: 'rsnotify_hub_topic_checks_total', help: 'RT-6 topic URI checks by result', labelNames: ['result'], registers });
+    this.publishRejected = new Counter({
+      name: 'rsnotify_hub_publish_rejected_total',
+      help: 'Publish requests refused with 4xx',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.deliveries = new Counter({
+      name: 'rsnotify_hub_deliveries_total',
+      help: 'Delivery attempts by outcome',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.deliveryLatency = new Histogram({
+      name: 'rsnotify_hub_delivery_latency_seconds',
+      help: 'From acceptance of a notification to its acknowledged delivery',
+      buckets: [
+        0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300,
+      ],
+      registers,
+    });
+    this.verifications = new Counter({
+      name: 'rsnotify_hub_verifications_total',
+      help: 'Verifications of intent and denials by result',
+      labelNames: ['mode', 'result'],
+      registers,
+    });
+    this.requestsRejected = new Counter({
+      name: 'rsnotify_hub_requests_rejected_total',
+      help: 'Requests refused at the HTTP layer (other than publish refusals) by status and reason',
+      labelNames: ['status', 'reason'],
+      registers,
+    });
+    this.originBreakerState = new Gauge({
+      name: 'rsnotify_hub_origin_breaker_state',
+      help: 'Delivery circuit breaker per callback origin: 0 closed, 1 half-open, 2 open',
+      labelNames: ['origin'],
+      registers,
+    });
+    this.topicChecks = new Counter({
+      name: 'rsnotify_hub_topic_checks_total',
+      help: 'RT-6 topic URI checks by result',
+      labelNames: ['result'],
+      registers,
+    });
     new Gauge({
-      name: 'rsnotify_hub_subscriptions', help: 'Subscriptions by state', labelNames: ['state'], registers,
+      name: 'rsnotify_hub_subscriptions',
+      help: 'Subscriptions by state',
+      labelNames: ['state'],
+      registers,
       async collect() {
         const c = await sources.subscriptionCounts();
         this.set({ state: 'active' }, c.active);
@@ -47,7 +89,21 @@ export class HubMetrics {
         this.set({ state: 'pending' }, c.pending);
       },
     });
-    new Gauge({ name: 'rsnotify_hub_delivery_queue_depth', help: 'Notifications not yet delivered, summed over subscriptions', registers, collect() { this.set(sources.queueDepth()); } });
-    new Gauge({ name: 'rsnotify_hub_deliveries_in_flight', help: 'Delivery requests in flight', registers, collect() { this.set(sources.inFlight()); } });
+    new Gauge({
+      name: 'rsnotify_hub_delivery_queue_depth',
+      help: 'Notifications not yet delivered, summed over subscriptions',
+      registers,
+      collect() {
+        this.set(sources.queueDepth());
+      },
+    });
+    new Gauge({
+      name: 'rsnotify_hub_deliveries_in_flight',
+      help: 'Delivery requests in flight',
+      registers,
+      collect() {
+        this.set(sources.inFlight());
+      },
+    });
   }
 }

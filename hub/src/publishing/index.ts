@@ -2,5 +2,12 @@
 // hub.mode=publish (WH-21), their authorization by Source token, durable storage before the answer,
 // and the optional RT-6 topic conformance check.
 export { PublishingService, type PublishResult, type PublishingDeps } from './service.js';
-export { admitPublish, isFormContentType, isXmlContentType, readIntakeLinks, type Admission, type IntakeLinks } from './intake.js';
+export {
+  admitPublish,
+  isFormContentType,
+  isXmlContentType,
+  readIntakeLinks,
+  type Admission,
+  type IntakeLinks,
+} from './intake.js';
 export { TopicChecker, topicProblems } from './topic-check.js';

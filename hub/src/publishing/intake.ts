@@ -4,7 +4,9 @@ import { checkHttpUrl } from '@rsnotify/shared';
 import type { SourceRecord } from '../store/index.js';
 import { authorizePublish, bearerToken, findOwner, tokenMatches } from '../tenants/index.js';
 
-export type IntakeCheck<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly status: 400 | 415; readonly reason: string };
+export type IntakeCheck<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly status: 400 | 415; readonly reason: string };
 
 const XML_TYPE = /^(application\/xml|text\/xml|application\/[a-z0-9.+-]+\+xml)\s*(;|$)/i;
 
@@ -13,7 +15,10 @@ export function isXmlContentType(contentType: string | undefined): boolean {
 }
 
 export function isFormContentType(contentType: string | undefined): boolean {
-  return contentType !== undefined && /^application\/x-www-form-urlencoded\s*(;|$)/i.test(contentType.trim());
+  return (
+    contentType !== undefined &&
+    /^application\/x-www-form-urlencoded\s*(;|$)/i.test(contentType.trim())
+  );
 }
 
 export interface IntakeLinks {
@@ -26,13 +31,21 @@ export interface IntakeLinks {
 
 /** RT-4, M-4: exactly one rel=self (an http(s) URL) and at least one rel=hub. */
 export function readIntakeLinks(linkHeader: string | undefined): IntakeCheck<IntakeLinks> {
-  if (!linkHeader) return { ok: false, status: 400, reason: 'missing Link header with rel="self" and rel="hub" (RT-4)' };
+  if (!linkHeader)
+    return {
+      ok: false,
+      status: 400,
+      reason: 'missing Link header with rel="self" and rel="hub" (RT-4)',
+    };
   const links = parseLinkHeader(linkHeader);
   const selfs = linksWithRel(links, 'self');
   const hubs = linksWithRel(links, 'hub');
-  if (selfs.length === 0) return { ok: false, status: 400, reason: 'Link header has no rel="self" (RT-4)' };
-  if (selfs.length > 1) return { ok: false, status: 400, reason: 'Link header has more than one rel="self" (WH-17)' };
-  if (hubs.length === 0) return { ok: false, status: 400, reason: 'Link header has no rel="hub" (RT-4)' };
+  if (selfs.length === 0)
+    return { ok: false, status: 400, reason: 'Link header has no rel="self" (RT-4)' };
+  if (selfs.length > 1)
+    return { ok: false, status: 400, reason: 'Link header has more than one rel="self" (WH-17)' };
+  if (hubs.length === 0)
+    return { ok: false, status: 400, reason: 'Link header has no rel="hub" (RT-4)' };
   const topic = normaliseTopicUrl(selfs[0]!);
   const bad = checkHttpUrl(topic, 'rel="self"');
   if (bad) return { ok: false, status: 400, reason: bad };
@@ -41,7 +54,13 @@ export function readIntakeLinks(linkHeader: string | undefined): IntakeCheck<Int
 
 export type Admission =
   | { readonly ok: true; readonly topic: string; readonly authenticated: boolean }
-  | { readonly ok: false; readonly status: 400 | 401 | 403; readonly reason: string; readonly code: 'links' | 'unauthorized'; readonly topic?: string };
+  | {
+      readonly ok: false;
+      readonly status: 400 | 401 | 403;
+      readonly reason: string;
+      readonly code: 'links' | 'unauthorized';
+      readonly topic?: string;
+    };
 
 /**
  * Everything about a publish that the headers decide (RT-4, RT-5, RT-7), taken before one byte of
@@ -49,14 +68,28 @@ export type Admission =
  * false only with open publishing and no owner token, whose bodies count against the shared
  * unauthenticated byte budget.
  */
-export function admitPublish(sources: readonly SourceRecord[], linkHeader: string | undefined, authorization: string | undefined, openPublishing: boolean): Admission {
+export function admitPublish(
+  sources: readonly SourceRecord[],
+  linkHeader: string | undefined,
+  authorization: string | undefined,
+  openPublishing: boolean,
+): Admission {
   const links = readIntakeLinks(linkHeader);
-  if (!links.ok) return { ok: false, status: links.status === 415 ? 400 : links.status, reason: links.reason, code: 'links' };
+  if (!links.ok)
+    return {
+      ok: false,
+      status: links.status === 415 ? 400 : links.status,
+      reason: links.reason,
+      code: 'links',
+    };
   const topic = links.value.topic;
   const token = bearerToken(authorization);
   const auth = authorizePublish(sources, topic, token, openPublishing);
-  if (!auth.ok) return { ok: false, status: auth.status, reason: auth.reason, code: 'unauthorized', topic };
+  if (!auth.ok)
+    return { ok: false, status: auth.status, reason: auth.reason, code: 'unauthorized', topic };
   const owner = findOwner(sources, topic);
-  const authenticated = !openPublishing || (owner !== undefined && token !== undefined && tokenMatches(token, owner.tokenHash));
+  const authenticated =
+    !openPublishing ||
+    (owner !== undefined && token !== undefined && tokenMatches(token, owner.tokenHash));
   return { ok: true, topic, authenticated };
 }

@@ -3,7 +3,12 @@
 // (RT-5), stored in one transaction (seq = last_seq + 1), and only then answered.
 import type { Dispatcher } from 'undici';
 import {
-  checkOutboundUrl, describeError, formatLinkHeader, isRsnotifyError, parseChangeNotificationInSlices, type OutboundPolicy,
+  checkOutboundUrl,
+  describeError,
+  formatLinkHeader,
+  isRsnotifyError,
+  parseChangeNotificationInSlices,
+  type OutboundPolicy,
 } from '@rsnotify/shared';
 import type { Logger, HubMetrics } from '../observability/index.js';
 import type { HubRepository, StoredNotification } from '../store/index.js';
@@ -14,7 +19,11 @@ import { deliveryTarget } from '../delivery/sender.js';
 
 export type PublishResult =
   | { readonly ok: true; readonly notifications: readonly { topic: string; seq: number }[] }
-  | { readonly ok: false; readonly status: 400 | 401 | 403 | 413 | 415 | 502; readonly reason: string };
+  | {
+      readonly ok: false;
+      readonly status: 400 | 401 | 403 | 413 | 415 | 502;
+      readonly reason: string;
+    };
 
 export interface PublishingDeps {
   readonly store: HubRepository;
@@ -35,61 +44,113 @@ export interface PublishingDeps {
 export class PublishingService {
   constructor(private readonly deps: PublishingDeps) {}
 
-  private reject(status: 400 | 401 | 403 | 413 | 415 | 502, reason: string, code: string, fields: Record<string, unknown>): PublishResult {
+  private reject(
+    status: 400 | 401 | 403 | 413 | 415 | 502,
+    reason: string,
+    code: string,
+    fields: Record<string, unknown>,
+  ): PublishResult {
     this.deps.metrics.publishRejected.inc({ reason: code.toLowerCase() }); // one label style: snake_case
-    this.deps.logger.info({ event: 'publish.rejected', status, code, reason, ...fields }, 'publish refused');
+    this.deps.logger.info(
+      { event: 'publish.rejected', status, code, reason, ...fields },
+      'publish refused',
+    );
     return { ok: false, status, reason };
   }
 
   /** The header checks of a publish, before its body is read (refusals logged and counted here). */
-  async admit(linkHeader: string | undefined, authorization: string | undefined): Promise<Admission> {
-    const a = admitPublish(await this.deps.tenants.sources(), linkHeader, authorization, this.deps.openPublishing);
-    if (!a.ok) this.reject(a.status, a.reason, a.code, a.topic === undefined ? {} : { topic: a.topic });
+  async admit(
+    linkHeader: string | undefined,
+    authorization: string | undefined,
+  ): Promise<Admission> {
+    const a = admitPublish(
+      await this.deps.tenants.sources(),
+      linkHeader,
+      authorization,
+      this.deps.openPublishing,
+    );
+    if (!a.ok)
+      this.reject(a.status, a.reason, a.code, a.topic === undefined ? {} : { topic: a.topic });
     return a;
   }
 
   /** RT-4 intake: `body` is the request body as received; it is stored and relayed byte for byte. */
-  async acceptNotification(req: { contentType: string; linkHeader: string | undefined; authorization: string | undefined; body: Buffer }): Promise<PublishResult> {
+  async acceptNotification(req: {
+    contentType: string;
+    linkHeader: string | undefined;
+    authorization: string | undefined;
+    body: Buffer;
+  }): Promise<PublishResult> {
     const links = readIntakeLinks(req.linkHeader);
     if (!links.ok) return this.reject(links.status, links.reason, 'links', {});
     const topic = links.value.topic;
-    const auth = authorizePublish(await this.deps.tenants.sources(), topic, bearerToken(req.authorization), this.deps.openPublishing);
+    const auth = authorizePublish(
+      await this.deps.tenants.sources(),
+      topic,
+      bearerToken(req.authorization),
+      this.deps.openPublishing,
+    );
     if (!auth.ok) return this.reject(auth.status, auth.reason, 'unauthorized', { topic });
     try {
       // RN-1..RN-3 (RT-7: 400 for a malformed payload). The parse is a check only: the stored bytes are the received ones.
       await parseChangeNotificationInSlices(req.body, { maxBytes: this.deps.maxBodyBytes });
     } catch (err) {
       const d = describeError(err);
-      if (isRsnotifyError(err)) return this.reject(d.code === 'RS_TOO_LARGE' ? 413 : 400, d.message, d.code ?? 'invalid', { topic, source: auth.source?.name });
+      if (isRsnotifyError(err))
+        return this.reject(d.code === 'RS_TOO_LARGE' ? 413 : 400, d.message, d.code ?? 'invalid', {
+          topic,
+          source: auth.source?.name,
+        });
       throw err;
     }
     const receivedAt = this.deps.now();
     const stored = await this.store(topic, req.contentType, req.linkHeader!, req.body, receivedAt);
     this.deps.metrics.notificationsAccepted.inc({ kind: 'resourcesync' });
     if (this.deps.logger.isLevelEnabled('debug')) {
-      this.deps.logger.debug({ event: 'publish.accepted', topic, seq: stored.seq, bytes: req.body.length, source: auth.source?.name }, 'notification accepted');
+      this.deps.logger.debug(
+        {
+          event: 'publish.accepted',
+          topic,
+          seq: stored.seq,
+          bytes: req.body.length,
+          source: auth.source?.name,
+        },
+        'notification accepted',
+      );
     }
     this.deps.topicChecker?.maybeCheck(topic, links.value.topicAsSent);
     return { ok: true, notifications: [{ topic, seq: stored.seq }] };
   }
 
   /** WH-21, M-1: a thin ping; the hub fetches each topic fresh and distributes it with its Content-Type. */
-  async publishTopics(topics: readonly string[], authorization: string | undefined): Promise<PublishResult> {
+  async publishTopics(
+    topics: readonly string[],
+    authorization: string | undefined,
+  ): Promise<PublishResult> {
     const sources = await this.deps.tenants.sources();
     for (const topic of topics) {
-      const auth = authorizePublish(sources, topic, bearerToken(authorization), this.deps.openPublishing);
+      const auth = authorizePublish(
+        sources,
+        topic,
+        bearerToken(authorization),
+        this.deps.openPublishing,
+      );
       if (!auth.ok) return this.reject(auth.status, auth.reason, 'unauthorized', { topic });
     }
     const fetched: { topic: string; contentType: string; body: Buffer }[] = [];
     for (const topic of topics) {
       const r = await this.fetchTopic(topic);
-      if (!r.ok) return this.reject(502, `could not fetch ${topic}: ${r.reason}`, 'fetch_failed', { topic });
+      if (!r.ok)
+        return this.reject(502, `could not fetch ${topic}: ${r.reason}`, 'fetch_failed', { topic });
       fetched.push({ topic, ...r });
     }
     const out: { topic: string; seq: number }[] = [];
     for (const f of fetched) {
       // WH-17: the hub's own Link header for a fetched topic: the topic as self, this hub as hub.
-      const link = formatLinkHeader([{ href: f.topic, rel: 'self' }, { href: this.deps.hubUrl, rel: 'hub' }]);
+      const link = formatLinkHeader([
+        { href: f.topic, rel: 'self' },
+        { href: this.deps.hubUrl, rel: 'hub' },
+      ]);
       const stored = await this.store(f.topic, f.contentType, link, f.body, this.deps.now());
       this.deps.metrics.notificationsAccepted.inc({ kind: 'websub' });
       out.push({ topic: f.topic, seq: stored.seq });
@@ -97,29 +158,50 @@ export class PublishingService {
     return { ok: true, notifications: out };
   }
 
-  private async store(topic: string, contentType: string, linkHeader: string, body: Buffer, receivedAt: number): Promise<StoredNotification> {
-    const { topicId, seq } = await this.deps.store.appendNotification({ topicUrl: topic, contentType, linkHeader, body, receivedAt });
+  private async store(
+    topic: string,
+    contentType: string,
+    linkHeader: string,
+    body: Buffer,
+    receivedAt: number,
+  ): Promise<StoredNotification> {
+    const { topicId, seq } = await this.deps.store.appendNotification({
+      topicUrl: topic,
+      contentType,
+      linkHeader,
+      body,
+      receivedAt,
+    });
     const stored: StoredNotification = { topicId, seq, receivedAt, contentType, linkHeader, body };
     this.deps.onAccepted(stored);
     return stored;
   }
 
-  private async fetchTopic(topic: string): Promise<{ ok: true; contentType: string; body: Buffer } | { ok: false; reason: string }> {
+  private async fetchTopic(
+    topic: string,
+  ): Promise<{ ok: true; contentType: string; body: Buffer } | { ok: false; reason: string }> {
     try {
       checkOutboundUrl(topic, this.deps.outbound);
       const target = deliveryTarget(topic);
       const res = await this.deps.agent.request({
-        origin: target.origin, path: target.path, method: 'GET',
-        headersTimeout: this.deps.fetchTimeoutMs, bodyTimeout: this.deps.fetchTimeoutMs,
+        origin: target.origin,
+        path: target.path,
+        method: 'GET',
+        headersTimeout: this.deps.fetchTimeoutMs,
+        bodyTimeout: this.deps.fetchTimeoutMs,
       });
       const chunks: Buffer[] = [];
       let size = 0;
       for await (const chunk of res.body) {
         size += (chunk as Buffer).length;
-        if (size > this.deps.maxBodyBytes) { res.body.destroy(); return { ok: false, reason: `body larger than ${this.deps.maxBodyBytes} bytes` }; }
+        if (size > this.deps.maxBodyBytes) {
+          res.body.destroy();
+          return { ok: false, reason: `body larger than ${this.deps.maxBodyBytes} bytes` };
+        }
         chunks.push(chunk as Buffer);
       }
-      if (res.statusCode < 200 || res.statusCode > 299) return { ok: false, reason: `status ${res.statusCode}` };
+      if (res.statusCode < 200 || res.statusCode > 299)
+        return { ok: false, reason: `status ${res.statusCode}` };
       const ct = res.headers['content-type'];
       const contentType = (Array.isArray(ct) ? ct[0] : ct) ?? 'application/octet-stream';
       return { ok: true, contentType, body: Buffer.concat(chunks, size) };

@@ -7,5 +7,7 @@ import { openSqliteAdminStore } from './sqlite/admin.js';
 
 export async function openAdminStore(db: string): Promise<AdminStore> {
   const where = parseDbLocation(db);
-  return where.engine === 'sqlite' ? openSqliteAdminStore(where.file) : openPostgresAdminStore(where.url);
+  return where.engine === 'sqlite'
+    ? openSqliteAdminStore(where.file)
+    : openPostgresAdminStore(where.url);
 }

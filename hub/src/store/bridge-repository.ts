@@ -65,6 +65,11 @@ export interface BridgeRepository {
    * One transaction: the notifications are appended to their topics (seq = last_seq + 1 each) and
    * the position is saved. Returns the appended (topicId, seq) in order.
    */
-  commitPoll(id: number, position: BridgePosition, notifications: readonly NewNotification[], now: number): Promise<{ topicId: number; seq: number }[]>;
+  commitPoll(
+    id: number,
+    position: BridgePosition,
+    notifications: readonly NewNotification[],
+    now: number,
+  ): Promise<{ topicId: number; seq: number }[]>;
   recordPollOutcome(id: number, outcome: { at: number; error: string | undefined }): Promise<void>;
 }

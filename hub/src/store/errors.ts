@@ -4,7 +4,11 @@ import { RsnotifyError } from '@rsnotify/shared';
 import type { HubCodesOf } from '../errors/index.js';
 
 export class StoreError extends RsnotifyError<HubCodesOf<'StoreError'>> {
-  constructor(code: HubCodesOf<'StoreError'>, message: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+  constructor(
+    code: HubCodesOf<'StoreError'>,
+    message: string,
+    options: { cause?: unknown; details?: Record<string, unknown> } = {},
+  ) {
     super(code, message, options);
     this.name = 'StoreError';
   }

@@ -20,7 +20,12 @@ export type * from './bridge-repository.js';
 export { StoreError, isStoreUnavailable } from './errors.js';
 export { openSqliteRepository, openSqliteStores } from './sqlite/index.js';
 export { openPostgresRepository, type PostgresRepository } from './postgres/index.js';
-export type { ClaimedSubscription, HeartbeatResult, LeaderLock, PgClusterStore } from './postgres/cluster.js';
+export type {
+  ClaimedSubscription,
+  HeartbeatResult,
+  LeaderLock,
+  PgClusterStore,
+} from './postgres/cluster.js';
 export type { StoreEvent } from './postgres/events.js';
 export { describePgUrl } from './postgres/connection.js';
 export { openRepository, parseDbLocation, type DbLocation } from './open.js';

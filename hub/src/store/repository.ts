@@ -84,13 +84,25 @@ export interface CursorUpdate {
   readonly lastStatus: number | undefined;
   readonly lastError: string | undefined;
   /** Set when the cursor moved past a notification that was never acknowledged (promise 1). */
-  readonly givenUp?: { readonly seq: number; readonly reason: string; readonly topicId: number; readonly callback: string };
+  readonly givenUp?: {
+    readonly seq: number;
+    readonly reason: string;
+    readonly topicId: number;
+    readonly callback: string;
+  };
 }
 
 /** A verified subscribe: the lease and secret it grants, applied to the (topic, callback) pair. */
-export type ActivatedSubscription =
-  Pick<Subscription, 'topicUrl' | 'topicAsGiven' | 'callback' | 'secret' | 'algorithm' | 'leaseSeconds' | 'leaseExpiresAt'>
-  & { readonly now: number };
+export type ActivatedSubscription = Pick<
+  Subscription,
+  | 'topicUrl'
+  | 'topicAsGiven'
+  | 'callback'
+  | 'secret'
+  | 'algorithm'
+  | 'leaseSeconds'
+  | 'leaseExpiresAt'
+> & { readonly now: number };
 
 export interface SubscriptionCounts {
   readonly active: number;
@@ -100,7 +112,13 @@ export interface SubscriptionCounts {
 
 export interface HubRepository {
   // Tenants (tenants/)
-  addSource(source: { name: string; tokenHash: string; topicPrefixes: readonly string[]; callbackPrefixes: readonly string[]; now: number }): Promise<SourceRecord>;
+  addSource(source: {
+    name: string;
+    tokenHash: string;
+    topicPrefixes: readonly string[];
+    callbackPrefixes: readonly string[];
+    now: number;
+  }): Promise<SourceRecord>;
   removeSource(name: string): Promise<boolean>;
   listSources(): Promise<SourceRecord[]>;
   /** Changes whenever another connection (the CLI) committed; lets caches notice `source add`. */

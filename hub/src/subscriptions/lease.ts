@@ -6,11 +6,18 @@ export interface LeaseBounds {
   readonly maxSeconds: number;
 }
 
-export const DEFAULT_LEASE_BOUNDS: LeaseBounds = { minSeconds: 300, defaultSeconds: 864_000, maxSeconds: 2_678_400 };
+export const DEFAULT_LEASE_BOUNDS: LeaseBounds = {
+  minSeconds: 300,
+  defaultSeconds: 864_000,
+  maxSeconds: 2_678_400,
+};
 
 /** The lease granted for a requested one: the default when none, clamped to the bounds, never perpetual. */
 export function grantLease(requested: number | undefined, bounds: LeaseBounds): number {
-  const wanted = requested === undefined || !Number.isFinite(requested) || requested <= 0 ? bounds.defaultSeconds : Math.floor(requested);
+  const wanted =
+    requested === undefined || !Number.isFinite(requested) || requested <= 0
+      ? bounds.defaultSeconds
+      : Math.floor(requested);
   return Math.min(bounds.maxSeconds, Math.max(bounds.minSeconds, wanted));
 }
 

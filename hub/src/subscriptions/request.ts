@@ -26,10 +26,15 @@ export interface PublishRequest {
 
 export type HubFormRequest = SubscriptionRequest | PublishRequest;
 
-export type Validation<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly status: 400; readonly reason: string };
+export type Validation<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly status: 400; readonly reason: string };
 
-const fail = (reason: string): { ok: false; status: 400; reason: string } => ({ ok: false, status: 400, reason });
-
+const fail = (reason: string): { ok: false; status: 400; reason: string } => ({
+  ok: false,
+  status: 400,
+  reason,
+});
 
 function single(params: URLSearchParams, name: string): Validation<string | undefined> {
   const all = params.getAll(name);
@@ -44,7 +49,9 @@ export function parseHubForm(params: URLSearchParams): Validation<HubFormRequest
   if (mode.value === undefined || mode.value === '') return fail('hub.mode is missing');
   if (mode.value === 'publish') return parsePublish(params);
   if (mode.value !== 'subscribe' && mode.value !== 'unsubscribe') {
-    return fail(`hub.mode must be subscribe, unsubscribe or publish, not ${JSON.stringify(mode.value.slice(0, 40))}`);
+    return fail(
+      `hub.mode must be subscribe, unsubscribe or publish, not ${JSON.stringify(mode.value.slice(0, 40))}`,
+    );
   }
   const callback = single(params, WEBSUB.callback);
   if (!callback.ok) return callback;
@@ -71,10 +78,21 @@ export function parseHubForm(params: URLSearchParams): Validation<HubFormRequest
     secret = s.value === '' ? undefined : s.value;
     const l = single(params, WEBSUB.leaseSeconds);
     if (!l.ok) return l;
-    if (l.value !== undefined && /^\d{1,12}$/.test(l.value.trim()) && Number(l.value) > 0) leaseSeconds = Number(l.value);
+    if (l.value !== undefined && /^\d{1,12}$/.test(l.value.trim()) && Number(l.value) > 0)
+      leaseSeconds = Number(l.value);
   }
   // WH-10: an unsubscription's hub.lease_seconds and hub.secret are ignored.
-  return { ok: true, value: { mode: mode.value, callback: callbackUrl, topic: topicUrl, topicAsGiven: topic.value, secret, leaseSeconds } };
+  return {
+    ok: true,
+    value: {
+      mode: mode.value,
+      callback: callbackUrl,
+      topic: topicUrl,
+      topicAsGiven: topic.value,
+      secret,
+      leaseSeconds,
+    },
+  };
 }
 
 function parsePublish(params: URLSearchParams): Validation<PublishRequest> {

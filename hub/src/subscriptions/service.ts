@@ -7,13 +7,23 @@ import { subscriptionDenialReason, type TenantDirectory } from '../tenants/index
 import { grantLease, type LeaseBounds } from './lease.js';
 import type { SubscriptionRequest } from './request.js';
 
-export type AcceptResult = { readonly ok: true; readonly intent: Intent } | { readonly ok: false; readonly status: 400; readonly reason: string };
+export type AcceptResult =
+  | { readonly ok: true; readonly intent: Intent }
+  | { readonly ok: false; readonly status: 400; readonly reason: string };
 
 export class SubscriptionService {
-  constructor(private readonly deps: {
-    store: HubRepository; tenants: TenantDirectory; logger: Logger; leases: LeaseBounds; outbound: OutboundPolicy;
-    now: () => number; wakeVerifier: () => void; onExpired: (s: Subscription) => void;
-  }) {}
+  constructor(
+    private readonly deps: {
+      store: HubRepository;
+      tenants: TenantDirectory;
+      logger: Logger;
+      leases: LeaseBounds;
+      outbound: OutboundPolicy;
+      now: () => number;
+      wakeVerifier: () => void;
+      onExpired: (s: Subscription) => void;
+    },
+  ) {}
 
   async accept(req: SubscriptionRequest): Promise<AcceptResult> {
     const { logger } = this.deps;
@@ -22,20 +32,59 @@ export class SubscriptionService {
       checkOutboundUrl(req.callback, this.deps.outbound);
     } catch (err) {
       const d = describeError(err);
-      logger.info({ event: 'subscription.rejected', topic: req.topicAsGiven, callback: req.callback, code: d.code }, 'callback refused');
+      logger.info(
+        {
+          event: 'subscription.rejected',
+          topic: req.topicAsGiven,
+          callback: req.callback,
+          code: d.code,
+        },
+        'callback refused',
+      );
       return { ok: false, status: 400, reason: `hub.callback refused: ${d.message}` };
     }
     const now = this.deps.now();
-    const denial = req.mode === 'subscribe' ? subscriptionDenialReason(await this.deps.tenants.sources(), req.topic, req.callback) : undefined;
-    const intent = await this.deps.store.addIntent(denial !== undefined
-      ? { mode: 'denied', topicUrl: req.topic, topicAsGiven: req.topicAsGiven, callback: req.callback, secret: undefined, leaseSeconds: undefined, reason: denial, nextAttemptAt: now, createdAt: now }
-      : {
-        mode: req.mode, topicUrl: req.topic, topicAsGiven: req.topicAsGiven, callback: req.callback,
-        secret: req.mode === 'subscribe' ? req.secret : undefined,
-        leaseSeconds: req.mode === 'subscribe' ? grantLease(req.leaseSeconds, this.deps.leases) : undefined,
-        reason: undefined, nextAttemptAt: now, createdAt: now,
-      });
-    logger.info({ event: 'subscription.requested', mode: req.mode, topic: req.topicAsGiven, callback: req.callback, denied: denial !== undefined, leaseSeconds: intent.leaseSeconds }, 'request accepted for verification');
+    const denial =
+      req.mode === 'subscribe'
+        ? subscriptionDenialReason(await this.deps.tenants.sources(), req.topic, req.callback)
+        : undefined;
+    const intent = await this.deps.store.addIntent(
+      denial !== undefined
+        ? {
+            mode: 'denied',
+            topicUrl: req.topic,
+            topicAsGiven: req.topicAsGiven,
+            callback: req.callback,
+            secret: undefined,
+            leaseSeconds: undefined,
+            reason: denial,
+            nextAttemptAt: now,
+            createdAt: now,
+          }
+        : {
+            mode: req.mode,
+            topicUrl: req.topic,
+            topicAsGiven: req.topicAsGiven,
+            callback: req.callback,
+            secret: req.mode === 'subscribe' ? req.secret : undefined,
+            leaseSeconds:
+              req.mode === 'subscribe' ? grantLease(req.leaseSeconds, this.deps.leases) : undefined,
+            reason: undefined,
+            nextAttemptAt: now,
+            createdAt: now,
+          },
+    );
+    logger.info(
+      {
+        event: 'subscription.requested',
+        mode: req.mode,
+        topic: req.topicAsGiven,
+        callback: req.callback,
+        denied: denial !== undefined,
+        leaseSeconds: intent.leaseSeconds,
+      },
+      'request accepted for verification',
+    );
     this.deps.wakeVerifier();
     return { ok: true, intent };
   }
@@ -44,7 +93,10 @@ export class SubscriptionService {
   async sweepExpired(): Promise<number> {
     const removed = await this.deps.store.removeExpiredSubscriptions(this.deps.now());
     for (const s of removed) {
-      this.deps.logger.info({ event: 'subscription.expired', topic: s.topicAsGiven, callback: s.callback }, 'lease expired; subscription removed');
+      this.deps.logger.info(
+        { event: 'subscription.expired', topic: s.topicAsGiven, callback: s.callback },
+        'lease expired; subscription removed',
+      );
       this.deps.onExpired(s);
     }
     return removed.length;

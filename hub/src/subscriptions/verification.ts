@@ -5,7 +5,16 @@ import type { IntentMode } from '../store/index.js';
 import { backoff } from '@rsnotify/service-kit';
 
 /** WH-7: hub.* parameters are appended with & to the callback's own query string, never replacing it. */
-export function verificationUrl(callback: string, params: { mode: IntentMode; topic: string; challenge?: string; leaseSeconds?: number; reason?: string }): string {
+export function verificationUrl(
+  callback: string,
+  params: {
+    mode: IntentMode;
+    topic: string;
+    challenge?: string;
+    leaseSeconds?: number;
+    reason?: string;
+  },
+): string {
   const q = new URLSearchParams();
   q.set(WEBSUB.mode, params.mode);
   q.set(WEBSUB.topic, params.topic);
@@ -26,14 +35,30 @@ export type VerificationResult =
   | { readonly kind: 'unreachable'; readonly code: string };
 
 /** WH-12: success only on a 2xx whose body is exactly the challenge; 3xx is failure (no redirects). */
-export function judgeVerification(status: number, body: string, challenge: string): VerificationResult {
+export function judgeVerification(
+  status: number,
+  body: string,
+  challenge: string,
+): VerificationResult {
   if (status < 200 || status > 299) return { kind: 'refused', status, reason: `status ${status}` };
   if (body !== challenge) return { kind: 'refused', status, reason: 'body is not the challenge' };
   return { kind: 'verified' };
 }
 
 /** When to try an unreachable callback again, or undefined to give up (bounded, WH-3 "as soon as possible"). */
-export function verificationRetryAt(attempts: number, now: number, maxAttempts = 4, baseDelayMs = 1000): number | undefined {
+export function verificationRetryAt(
+  attempts: number,
+  now: number,
+  maxAttempts = 4,
+  baseDelayMs = 1000,
+): number | undefined {
   if (attempts >= maxAttempts) return undefined;
-  return now + backoff(attempts, { baseMs: baseDelayMs, maxMs: Number.MAX_SAFE_INTEGER, jitter: 'none' }, Math.random);
+  return (
+    now +
+    backoff(
+      attempts,
+      { baseMs: baseDelayMs, maxMs: Number.MAX_SAFE_INTEGER, jitter: 'none' },
+      Math.random,
+    )
+  );
 }

@@ -7,7 +7,12 @@ import { describeError } from '@rsnotify/shared';
 import type { Logger, HubMetrics } from '../observability/index.js';
 import type { HubRepository, Intent, Subscription } from '../store/index.js';
 import { deliveryTarget } from '../delivery/sender.js';
-import { judgeVerification, verificationRetryAt, verificationUrl, type VerificationResult } from './verification.js';
+import {
+  judgeVerification,
+  verificationRetryAt,
+  verificationUrl,
+  type VerificationResult,
+} from './verification.js';
 import { leaseExpiry } from './lease.js';
 
 export interface VerifierDeps {
@@ -32,7 +37,11 @@ const MAX_CHALLENGE_ECHO = 1024;
 const DUE_WINDOW = 4096;
 
 function originOf(callback: string): string {
-  try { return new URL(callback).origin; } catch { return callback; }
+  try {
+    return new URL(callback).origin;
+  } catch {
+    return callback;
+  }
 }
 
 export class VerificationWorker {
@@ -63,13 +72,19 @@ export class VerificationWorker {
   }
 
   private async tick(): Promise<void> {
-    if (this.ticking) { this.tickAgain = true; return; }
+    if (this.ticking) {
+      this.tickAgain = true;
+      return;
+    }
     this.ticking = true;
     try {
       do {
         this.tickAgain = false;
         if (this.closed || this.active.size >= this.deps.concurrency) break;
-        const due = await this.deps.store.dueIntents(this.deps.now(), Math.max(DUE_WINDOW, this.deps.concurrency * 4));
+        const due = await this.deps.store.dueIntents(
+          this.deps.now(),
+          Math.max(DUE_WINDOW, this.deps.concurrency * 4),
+        );
         const perOrigin = this.deps.perOrigin ?? 4;
         for (const intent of due) {
           if (this.active.size >= this.deps.concurrency) break;
@@ -82,22 +97,35 @@ export class VerificationWorker {
           if (atOrigin >= perOrigin) continue;
           this.activePerOrigin.set(origin, atOrigin + 1);
           this.busyPairs.add(pair);
-          const run = this.process(intent).catch((err: unknown) => {
-            this.deps.logger.error({ event: 'verification.error', err: describeError(err), topic: intent.topicUrl, callback: intent.callback }, 'verification crashed');
-          }).finally(() => {
-            this.active.delete(intent.id);
-            this.busyPairs.delete(pair);
-            const left = (this.activePerOrigin.get(origin) ?? 1) - 1;
-            if (left > 0) this.activePerOrigin.set(origin, left);
-            else this.activePerOrigin.delete(origin);
-            this.wake();
-          });
+          const run = this.process(intent)
+            .catch((err: unknown) => {
+              this.deps.logger.error(
+                {
+                  event: 'verification.error',
+                  err: describeError(err),
+                  topic: intent.topicUrl,
+                  callback: intent.callback,
+                },
+                'verification crashed',
+              );
+            })
+            .finally(() => {
+              this.active.delete(intent.id);
+              this.busyPairs.delete(pair);
+              const left = (this.activePerOrigin.get(origin) ?? 1) - 1;
+              if (left > 0) this.activePerOrigin.set(origin, left);
+              else this.activePerOrigin.delete(origin);
+              this.wake();
+            });
           this.active.set(intent.id, run);
         }
       } while (this.tickAgain && !this.closed);
       await this.armTimer();
     } catch (err) {
-      this.deps.logger.error({ event: 'store.error', err: describeError(err) }, 'could not read pending intents');
+      this.deps.logger.error(
+        { event: 'store.error', err: describeError(err) },
+        'could not read pending intents',
+      );
     } finally {
       this.ticking = false;
     }
@@ -110,7 +138,13 @@ export class VerificationWorker {
     this.timer = undefined;
     if (next === undefined) return;
     const delay = Math.max(10, next - this.deps.now());
-    this.timer = setTimeout(() => { this.timer = undefined; this.wake(); }, Math.min(delay, 60_000));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.wake();
+      },
+      Math.min(delay, 60_000),
+    );
   }
 
   private async process(intent: Intent): Promise<void> {
@@ -119,7 +153,9 @@ export class VerificationWorker {
     const challenge = intent.mode === 'denied' ? undefined : randomBytes(24).toString('base64url');
     const sentAt = this.deps.now();
     const url = verificationUrl(intent.callback, {
-      mode: intent.mode, topic: intent.topicAsGiven, challenge,
+      mode: intent.mode,
+      topic: intent.topicAsGiven,
+      challenge,
       // WH-11: lease_seconds is required for subscribe, optional (and so left out) for unsubscribe.
       leaseSeconds: intent.mode === 'subscribe' ? intent.leaseSeconds : undefined,
       reason: intent.mode === 'denied' ? intent.reason : undefined,
@@ -128,26 +164,42 @@ export class VerificationWorker {
     if (result.kind === 'unreachable') {
       const attempts = intent.attempts + 1;
       const retryAt = verificationRetryAt(attempts, this.deps.now());
-      if (retryAt !== undefined && result.code !== 'RSN_OUTBOUND_PRIVATE_ADDRESS' && result.code !== 'RSN_OUTBOUND_BAD_URL') {
-        logger.info({ event: 'verification.retry', ...fields, code: result.code, attempts }, 'callback unreachable; will retry');
+      if (
+        retryAt !== undefined &&
+        result.code !== 'RSN_OUTBOUND_PRIVATE_ADDRESS' &&
+        result.code !== 'RSN_OUTBOUND_BAD_URL'
+      ) {
+        logger.info(
+          { event: 'verification.retry', ...fields, code: result.code, attempts },
+          'callback unreachable; will retry',
+        );
         await store.rescheduleIntent(intent.id, attempts, retryAt);
         return;
       }
       metrics.verifications.inc({ mode: intent.mode, result: 'unreachable' });
-      logger.info({ event: 'verification.failed', ...fields, code: result.code, attempts }, 'callback unreachable; intent dropped');
+      logger.info(
+        { event: 'verification.failed', ...fields, code: result.code, attempts },
+        'callback unreachable; intent dropped',
+      );
       await store.deleteIntent(intent.id);
       return;
     }
     if (intent.mode === 'denied') {
       metrics.verifications.inc({ mode: 'denied', result: 'sent' });
-      logger.info({ event: 'subscription.denied', ...fields, reason: intent.reason }, 'denial sent');
+      logger.info(
+        { event: 'subscription.denied', ...fields, reason: intent.reason },
+        'denial sent',
+      );
       await store.deleteIntent(intent.id);
       return;
     }
     if (result.kind === 'refused') {
       // WH-9: a failed verification leaves the existing state unchanged.
       metrics.verifications.inc({ mode: intent.mode, result: 'refused' });
-      logger.info({ event: 'verification.failed', ...fields, status: result.status, reason: result.reason }, 'subscriber did not confirm intent');
+      logger.info(
+        { event: 'verification.failed', ...fields, status: result.status, reason: result.reason },
+        'subscriber did not confirm intent',
+      );
       await store.deleteIntent(intent.id);
       return;
     }
@@ -155,16 +207,33 @@ export class VerificationWorker {
     if (intent.mode === 'subscribe') {
       const leaseSeconds = intent.leaseSeconds!;
       const sub = await store.activateSubscription({
-        topicUrl: intent.topicUrl, topicAsGiven: intent.topicAsGiven, callback: intent.callback, secret: intent.secret,
-        algorithm: 'sha256', leaseSeconds, leaseExpiresAt: leaseExpiry(sentAt, leaseSeconds), now: this.deps.now(),
+        topicUrl: intent.topicUrl,
+        topicAsGiven: intent.topicAsGiven,
+        callback: intent.callback,
+        secret: intent.secret,
+        algorithm: 'sha256',
+        leaseSeconds,
+        leaseExpiresAt: leaseExpiry(sentAt, leaseSeconds),
+        now: this.deps.now(),
       });
       await store.deleteIntent(intent.id);
-      logger.info({ event: 'subscription.verified', ...fields, leaseSeconds, signed: sub.secret !== undefined }, 'subscription active');
+      logger.info(
+        {
+          event: 'subscription.verified',
+          ...fields,
+          leaseSeconds,
+          signed: sub.secret !== undefined,
+        },
+        'subscription active',
+      );
       this.deps.onSubscribed(sub);
     } else {
       const removed = await store.removeSubscription(intent.topicUrl, intent.callback);
       await store.deleteIntent(intent.id);
-      logger.info({ event: 'subscription.unsubscribed', ...fields, existed: removed !== undefined }, 'unsubscription verified');
+      logger.info(
+        { event: 'subscription.unsubscribed', ...fields, existed: removed !== undefined },
+        'unsubscription verified',
+      );
       if (removed) this.deps.onUnsubscribed(removed);
     }
   }
@@ -174,14 +243,20 @@ export class VerificationWorker {
     const target = deliveryTarget(url);
     try {
       const res = await this.deps.agent.request({
-        origin: target.origin, path: target.path, method: 'GET',
-        headersTimeout: this.deps.timeoutMs, bodyTimeout: this.deps.timeoutMs,
+        origin: target.origin,
+        path: target.path,
+        method: 'GET',
+        headersTimeout: this.deps.timeoutMs,
+        bodyTimeout: this.deps.timeoutMs,
       });
       let body = '';
       let size = 0;
       for await (const chunk of res.body) {
         size += (chunk as Buffer).length;
-        if (size > MAX_CHALLENGE_ECHO) { res.body.destroy(); break; }
+        if (size > MAX_CHALLENGE_ECHO) {
+          res.body.destroy();
+          break;
+        }
         body += (chunk as Buffer).toString('utf8');
       }
       if (challenge === undefined) return { kind: 'verified' };

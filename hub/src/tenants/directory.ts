@@ -7,7 +7,11 @@ import { generateToken, hashToken } from './tokens.js';
 import { checkHttpUrl, normaliseTopicUrl } from '@rsnotify/shared';
 
 export class TenantError extends RsnotifyError<HubCodesOf<'TenantError'>> {
-  constructor(code: HubCodesOf<'TenantError'>, message: string, details: Record<string, unknown> = {}) {
+  constructor(
+    code: HubCodesOf<'TenantError'>,
+    message: string,
+    details: Record<string, unknown> = {},
+  ) {
     super(code, message, { details });
     this.name = 'TenantError';
   }
@@ -21,21 +25,41 @@ export class TenantDirectory {
   private marker = -1;
   private checkedAt = -Infinity;
 
-  constructor(private readonly store: HubRepository, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly store: HubRepository,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Registers a Source; the token is returned once and only its hash is stored. */
-  async addSource(name: string, topicPrefixes: readonly string[], callbackPrefixes: readonly string[] = []): Promise<{ token: string; source: SourceRecord }> {
+  async addSource(
+    name: string,
+    topicPrefixes: readonly string[],
+    callbackPrefixes: readonly string[] = [],
+  ): Promise<{ token: string; source: SourceRecord }> {
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name)) {
-      throw new TenantError('RSN_SOURCE_BAD_NAME', 'a Source name is 1-100 letters, digits, ".", "_" or "-"', { name });
+      throw new TenantError(
+        'RSN_SOURCE_BAD_NAME',
+        'a Source name is 1-100 letters, digits, ".", "_" or "-"',
+        { name },
+      );
     }
-    if (topicPrefixes.length === 0) throw new TenantError('RSN_SOURCE_NO_PREFIX', 'a Source needs at least one topic prefix', { name });
+    if (topicPrefixes.length === 0)
+      throw new TenantError('RSN_SOURCE_NO_PREFIX', 'a Source needs at least one topic prefix', {
+        name,
+      });
     const prefixes = topicPrefixes.map((p) => normaliseTopicUrl(p));
     for (const p of [...prefixes, ...callbackPrefixes]) {
       const bad = checkHttpUrl(p, 'prefix');
       if (bad) throw new TenantError('RSN_SOURCE_BAD_PREFIX', `${bad}: ${p}`, { prefix: p });
     }
     const token = generateToken();
-    const source = await this.store.addSource({ name, tokenHash: hashToken(token), topicPrefixes: prefixes, callbackPrefixes, now: this.now() });
+    const source = await this.store.addSource({
+      name,
+      tokenHash: hashToken(token),
+      topicPrefixes: prefixes,
+      callbackPrefixes,
+      now: this.now(),
+    });
     this.cache = undefined;
     return { token, source };
   }

@@ -3,12 +3,18 @@ import type { SourceRecord } from '../store/index.js';
 import { tokenMatches } from './tokens.js';
 
 /** The Source whose longest topic prefix matches the (normalised) topic URL. */
-export function findOwner(sources: readonly SourceRecord[], topicUrl: string): SourceRecord | undefined {
+export function findOwner(
+  sources: readonly SourceRecord[],
+  topicUrl: string,
+): SourceRecord | undefined {
   let best: SourceRecord | undefined;
   let bestLength = -1;
   for (const s of sources) {
     for (const p of s.topicPrefixes) {
-      if (p.length > bestLength && topicUrl.startsWith(p)) { best = s; bestLength = p.length; }
+      if (p.length > bestLength && topicUrl.startsWith(p)) {
+        best = s;
+        bestLength = p.length;
+      }
     }
   }
   return best;
@@ -22,17 +28,33 @@ export type PublishDecision =
  * RT-5, RT-7: publishing into a channel needs the token of the Source owning it, so one Source can
  * never publish into another's channel. With open publishing any topic is accepted.
  */
-export function authorizePublish(sources: readonly SourceRecord[], topicUrl: string, token: string | undefined, openPublishing: boolean): PublishDecision {
+export function authorizePublish(
+  sources: readonly SourceRecord[],
+  topicUrl: string,
+  token: string | undefined,
+  openPublishing: boolean,
+): PublishDecision {
   const owner = findOwner(sources, topicUrl);
   if (openPublishing) return { ok: true, source: owner };
-  if (!owner) return { ok: false, status: 403, reason: 'topic is not a channel of any registered Source' };
-  if (token === undefined) return { ok: false, status: 401, reason: 'missing Authorization: Bearer token' };
-  if (!tokenMatches(token, owner.tokenHash)) return { ok: false, status: 403, reason: 'token does not belong to the Source owning this topic' };
+  if (!owner)
+    return { ok: false, status: 403, reason: 'topic is not a channel of any registered Source' };
+  if (token === undefined)
+    return { ok: false, status: 401, reason: 'missing Authorization: Bearer token' };
+  if (!tokenMatches(token, owner.tokenHash))
+    return {
+      ok: false,
+      status: 403,
+      reason: 'token does not belong to the Source owning this topic',
+    };
   return { ok: true, source: owner };
 }
 
 /** WH-14: a Source with a callback allow-list refuses every other callback; undefined means allowed. */
-export function subscriptionDenialReason(sources: readonly SourceRecord[], topicUrl: string, callback: string): string | undefined {
+export function subscriptionDenialReason(
+  sources: readonly SourceRecord[],
+  topicUrl: string,
+  callback: string,
+): string | undefined {
   const owner = findOwner(sources, topicUrl);
   if (!owner || owner.callbackPrefixes.length === 0) return undefined;
   if (owner.callbackPrefixes.some((p) => callback.startsWith(p))) return undefined;

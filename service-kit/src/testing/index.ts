@@ -47,7 +47,9 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** A fresh directory under the OS temp dir, and how to remove it. */
-export async function tempDir(prefix = 'rsnotify-'): Promise<{ dir: string; remove(): Promise<void> }> {
+export async function tempDir(
+  prefix = 'rsnotify-',
+): Promise<{ dir: string; remove(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }

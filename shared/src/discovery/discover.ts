@@ -2,8 +2,20 @@
 // List, then WebSub discovery on the change-notification topic. Every route is tried in a fixed
 // order and each step is recorded so `discover URL` can say what was found and how.
 import { RsnotifyError } from '../errors/index.js';
-import { extractEmbeddedLinks, extractRobotsSitemaps, firstLinkWithRel, linksWithRel, parseLinkHeader, type WebLink } from '../links/index.js';
-import { notificationChannels, parseDocument, type CapabilityList, type ResourceSyncDocument } from '../documents/index.js';
+import {
+  extractEmbeddedLinks,
+  extractRobotsSitemaps,
+  firstLinkWithRel,
+  linksWithRel,
+  parseLinkHeader,
+  type WebLink,
+} from '../links/index.js';
+import {
+  notificationChannels,
+  parseDocument,
+  type CapabilityList,
+  type ResourceSyncDocument,
+} from '../documents/index.js';
 import type { FetchedPage, PageFetcher } from './fetch.js';
 import type { SHARED_ERRORS, CodesOf } from '../errors/index.js';
 
@@ -73,7 +85,11 @@ function looksLikeXml(page: FetchedPage): boolean {
 }
 
 function looksLikeHtml(page: FetchedPage): boolean {
-  return page.contentType === 'text/html' || page.contentType === 'application/xhtml+xml' || /^\s*(<!doctype html|<html)/i.test(page.text.slice(0, 512));
+  return (
+    page.contentType === 'text/html' ||
+    page.contentType === 'application/xhtml+xml' ||
+    /^\s*(<!doctype html|<html)/i.test(page.text.slice(0, 512))
+  );
 }
 
 function tryParse(page: FetchedPage): ResourceSyncDocument | undefined {
@@ -91,12 +107,19 @@ export function chooseHub(hubs: readonly string[]): string | undefined {
 }
 
 /** What the topic's own links say (WS-1: Link headers first, embedded links only without them). */
-export function topicLinks(page: FetchedPage): { links: WebLink[]; via: 'link-header' | 'embedded-link' } | undefined {
+export function topicLinks(
+  page: FetchedPage,
+): { links: WebLink[]; via: 'link-header' | 'embedded-link' } | undefined {
   const header = parseLinkHeader(page.headers.link as string | string[] | undefined, page.url);
-  if (header.some((l) => l.rels.includes('self') || l.rels.includes('hub'))) return { links: header, via: 'link-header' };
-  if (page.text && (looksLikeHtml(page) || /(atom|rss)/.test(page.contentType) || looksLikeXml(page))) {
+  if (header.some((l) => l.rels.includes('self') || l.rels.includes('hub')))
+    return { links: header, via: 'link-header' };
+  if (
+    page.text &&
+    (looksLikeHtml(page) || /(atom|rss)/.test(page.contentType) || looksLikeXml(page))
+  ) {
     const embedded = extractEmbeddedLinks(page.text, page.url);
-    if (embedded.some((l) => l.rels.includes('self') || l.rels.includes('hub'))) return { links: embedded, via: 'embedded-link' };
+    if (embedded.some((l) => l.rels.includes('self') || l.rels.includes('hub')))
+      return { links: embedded, via: 'embedded-link' };
   }
   return undefined;
 }
@@ -123,16 +146,36 @@ export async function discoverSource(inputUrl: string, fetcher: PageFetcher): Pr
   };
 
   /** Follows a document to its Capability List: itself, a Source Description's first list, or `up`. */
-  const fromDocument = async (page: FetchedPage, doc: ResourceSyncDocument, route: DiscoveryRoute, depth = 0): Promise<Found | undefined> => {
+  const fromDocument = async (
+    page: FetchedPage,
+    doc: ResourceSyncDocument,
+    route: DiscoveryRoute,
+    depth = 0,
+  ): Promise<Found | undefined> => {
     if (depth > 4) return undefined;
     if (doc.kind === 'capability-list') {
       note(page.url, 'Capability List');
       const up = doc.links.find((l) => l.rel === 'up')?.href;
-      return { route, capabilityListUrl: page.url, capabilityList: doc as CapabilityList, otherCapabilityLists: [], ...(up ? { sourceDescriptionUrl: up } : {}) };
+      return {
+        route,
+        capabilityListUrl: page.url,
+        capabilityList: doc as CapabilityList,
+        otherCapabilityLists: [],
+        ...(up ? { sourceDescriptionUrl: up } : {}),
+      };
     }
     if (doc.kind === 'source-description' || doc.kind === 'source-description-index') {
-      const lists = doc.entries.filter((e) => e.md?.capability === (doc.kind === 'source-description' ? 'capabilitylist' : 'description')).map((e) => e.loc);
-      note(page.url, `${doc.kind === 'source-description' ? 'Source Description' : 'Source Description Index'} listing ${lists.length} ${doc.kind === 'source-description' ? 'Capability List(s)' : 'Source Description(s)'}`);
+      const lists = doc.entries
+        .filter(
+          (e) =>
+            e.md?.capability ===
+            (doc.kind === 'source-description' ? 'capabilitylist' : 'description'),
+        )
+        .map((e) => e.loc);
+      note(
+        page.url,
+        `${doc.kind === 'source-description' ? 'Source Description' : 'Source Description Index'} listing ${lists.length} ${doc.kind === 'source-description' ? 'Capability List(s)' : 'Source Description(s)'}`,
+      );
       for (const loc of lists) {
         const next = await get(loc);
         const nextDoc = next && tryParse(next);
@@ -141,7 +184,8 @@ export async function discoverSource(inputUrl: string, fetcher: PageFetcher): Pr
         if (found) {
           return {
             ...found,
-            sourceDescriptionUrl: doc.kind === 'source-description' ? page.url : found.sourceDescriptionUrl,
+            sourceDescriptionUrl:
+              doc.kind === 'source-description' ? page.url : found.sourceDescriptionUrl,
             otherCapabilityLists: lists.filter((l) => l !== loc),
           } as Found;
         }
@@ -160,19 +204,29 @@ export async function discoverSource(inputUrl: string, fetcher: PageFetcher): Pr
   };
 
   /** A page of the Source: a document itself, or a Link header / HTML link to a Capability List (RC-8). */
-  const fromPage = async (url: string, route: DiscoveryRoute | undefined): Promise<Found | undefined> => {
+  const fromPage = async (
+    url: string,
+    route: DiscoveryRoute | undefined,
+  ): Promise<Found | undefined> => {
     const page = await get(url);
     if (!page) return undefined;
     const doc = tryParse(page);
     if (doc) {
       const r: DiscoveryRoute =
         route ??
-        (new URL(page.url).pathname === '/.well-known/resourcesync' ? 'well-known'
-          : doc.kind === 'capability-list' ? 'capability-list'
-            : doc.kind.startsWith('source-description') ? 'source-description' : 'up-link');
+        (new URL(page.url).pathname === '/.well-known/resourcesync'
+          ? 'well-known'
+          : doc.kind === 'capability-list'
+            ? 'capability-list'
+            : doc.kind.startsWith('source-description')
+              ? 'source-description'
+              : 'up-link');
       return fromDocument(page, doc, r);
     }
-    const headerLink = firstLinkWithRel(parseLinkHeader(page.headers.link as string | string[] | undefined, page.url), 'resourcesync');
+    const headerLink = firstLinkWithRel(
+      parseLinkHeader(page.headers.link as string | string[] | undefined, page.url),
+      'resourcesync',
+    );
     if (headerLink) {
       note(page.url, `Link header rel="resourcesync" -> ${headerLink}`);
       const next = await get(headerLink);
@@ -215,20 +269,32 @@ export async function discoverSource(inputUrl: string, fetcher: PageFetcher): Pr
       }
     }
   }
-  if (!found) throw new DiscoveryError(inputUrl, 'no Capability List found by any route (document, Link header, HTML link, well-known URI, robots.txt)', steps);
+  if (!found)
+    throw new DiscoveryError(
+      inputUrl,
+      'no Capability List found by any route (document, Link header, HTML link, well-known URI, robots.txt)',
+      steps,
+    );
 
   const capList = found.capabilityList;
-  const entryFor = (capability: string): string | undefined => capList.entries.find((e) => e.md?.capability === capability)?.loc;
+  const entryFor = (capability: string): string | undefined =>
+    capList.entries.find((e) => e.md?.capability === capability)?.loc;
   const resourceListUrl = entryFor('resourcelist');
   const changeListUrl = entryFor('changelist');
 
   let channel: DiscoveredChannel | undefined;
   const advertised = notificationChannels(capList)[0];
   if (advertised) {
-    note(found.capabilityListUrl, `change-notification channel: topic ${advertised.topic}, hub(s) ${advertised.hubs.join(' ') || '(none)'}`);
+    note(
+      found.capabilityListUrl,
+      `change-notification channel: topic ${advertised.topic}, hub(s) ${advertised.hubs.join(' ') || '(none)'}`,
+    );
     channel = await discoverTopic(advertised.topic, advertised.hubs, fetcher, note);
   } else {
-    note(found.capabilityListUrl, 'no change-notification channel: polling mode on the Change List');
+    note(
+      found.capabilityListUrl,
+      'no change-notification channel: polling mode on the Change List',
+    );
   }
 
   return {
@@ -280,6 +346,9 @@ async function discoverTopic(
   }
   const topic = self ?? (links ? finalUrl : advertisedTopic);
   const via = linkHubs.length > 0 || self ? links!.via : 'capability-list';
-  note(advertisedTopic, `WebSub: hub.topic ${topic}${self && self !== advertisedTopic ? ' (rel="self" differs from the advertised topic)' : ''}, hub ${hub} (from ${via})`);
+  note(
+    advertisedTopic,
+    `WebSub: hub.topic ${topic}${self && self !== advertisedTopic ? ' (rel="self" differs from the advertised topic)' : ''}, hub ${hub} (from ${via})`,
+  );
   return { advertisedTopic, advertisedHubs, topic, hub, hubs, via };
 }

@@ -22,7 +22,10 @@ export interface PageFetcher {
 
 /** What discovery needs of an HttpGetter. */
 export interface GetLike {
-  get(url: string, opts?: { maxBytes?: number; timeoutMs?: number }): Promise<{
+  get(
+    url: string,
+    opts?: { maxBytes?: number; timeoutMs?: number },
+  ): Promise<{
     readonly url: string;
     readonly status: number;
     readonly headers: Readonly<Record<string, string | string[] | undefined>>;
@@ -30,10 +33,16 @@ export interface GetLike {
   }>;
 }
 
-export function pageFetcherFrom(http: GetLike, defaults: { maxBytes?: number; timeoutMs?: number } = {}): PageFetcher {
+export function pageFetcherFrom(
+  http: GetLike,
+  defaults: { maxBytes?: number; timeoutMs?: number } = {},
+): PageFetcher {
   return {
     async fetch(url, options = {}) {
-      const res = await http.get(url, { maxBytes: options.maxBytes ?? defaults.maxBytes ?? 8 * 1024 * 1024, timeoutMs: defaults.timeoutMs ?? 15_000 });
+      const res = await http.get(url, {
+        maxBytes: options.maxBytes ?? defaults.maxBytes ?? 8 * 1024 * 1024,
+        timeoutMs: defaults.timeoutMs ?? 15_000,
+      });
       const ct = res.headers['content-type'];
       return {
         requestedUrl: url,

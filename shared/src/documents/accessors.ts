@@ -6,7 +6,10 @@ export function notificationChannels(doc: CapabilityList): NotificationChannel[]
   const out: NotificationChannel[] = [];
   for (const entry of doc.entries) {
     if (entry.md?.capability !== 'change-notification') continue;
-    out.push({ topic: entry.loc, hubs: entry.links.filter((l) => l.rel === 'hub').map((l) => l.href) });
+    out.push({
+      topic: entry.loc,
+      hubs: entry.links.filter((l) => l.rel === 'hub').map((l) => l.href),
+    });
   }
   return out;
 }
@@ -19,7 +22,10 @@ export function notificationChannels(doc: CapabilityList): NotificationChannel[]
 export function entryToChange(entry: Entry): Change | undefined {
   const md = entry.md;
   if (md?.change === undefined) return undefined;
-  const change: { -readonly [K in keyof Change]: Change[K] } = { uri: entry.loc, change: md.change };
+  const change: { -readonly [K in keyof Change]: Change[K] } = {
+    uri: entry.loc,
+    change: md.change,
+  };
   const time = md.datetime ?? (md.change === 'deleted' ? undefined : entry.lastmod);
   if (time) change.time = time;
   if (entry.lastmod) change.lastmod = entry.lastmod;

@@ -47,7 +47,12 @@ function isLenient(attribute: string | undefined, ctx: AttributeContext): boolea
   return attribute === undefined || ctx.entry !== undefined;
 }
 
-export function readDateTime(value: string, element: string, attribute: string | undefined, ctx: AttributeContext): DateTime {
+export function readDateTime(
+  value: string,
+  element: string,
+  attribute: string | undefined,
+  ctx: AttributeContext,
+): DateTime {
   const lenient = isLenient(attribute, ctx);
   if (value === lastText && (lenient || lastValue!.assumedUtc === undefined)) return lastValue!;
   try {
@@ -56,24 +61,42 @@ export function readDateTime(value: string, element: string, attribute: string |
     lastValue = parsed;
     return parsed;
   } catch (err) {
-    const place = attribute === undefined ? `<${element}>${ctx.entry === undefined ? '' : ` of entry ${ctx.entry}`} (line ${ctx.line})` : where(element, attribute, ctx);
-    throw new DocumentError('RS_BAD_DATETIME', `not a W3C datetime in ${place}: ${JSON.stringify(value)}`, {
-      cause: err,
-      details: { element, attribute, value, line: ctx.line, entry: ctx.entry },
-    });
+    const place =
+      attribute === undefined
+        ? `<${element}>${ctx.entry === undefined ? '' : ` of entry ${ctx.entry}`} (line ${ctx.line})`
+        : where(element, attribute, ctx);
+    throw new DocumentError(
+      'RS_BAD_DATETIME',
+      `not a W3C datetime in ${place}: ${JSON.stringify(value)}`,
+      {
+        cause: err,
+        details: { element, attribute, value, line: ctx.line, entry: ctx.entry },
+      },
+    );
   }
 }
 
-function badAttribute(element: string, attribute: string, value: string, ctx: AttributeContext, expected: string): DocumentError {
-  return new DocumentError('RS_BAD_ATTRIBUTE', `bad ${where(element, attribute, ctx)}: ${JSON.stringify(value)} (expected ${expected})`, {
-    details: { element, attribute, value, line: ctx.line, entry: ctx.entry },
-  });
+function badAttribute(
+  element: string,
+  attribute: string,
+  value: string,
+  ctx: AttributeContext,
+  expected: string,
+): DocumentError {
+  return new DocumentError(
+    'RS_BAD_ATTRIBUTE',
+    `bad ${where(element, attribute, ctx)}: ${JSON.stringify(value)} (expected ${expected})`,
+    {
+      details: { element, attribute, value, line: ctx.line, entry: ctx.entry },
+    },
+  );
 }
 
 function readLength(value: string, element: string, ctx: AttributeContext): number {
   const text = value.trim();
   const n = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n)) throw badAttribute(element, 'length', value, ctx, 'a non-negative integer');
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n))
+    throw badAttribute(element, 'length', value, ctx, 'a non-negative integer');
   return n;
 }
 
@@ -94,10 +117,17 @@ export function readMetadata(tag: XmlTag, ctx: AttributeContext): Metadata {
       continue;
     }
     switch (name) {
-      case 'capability': case 'type': case 'encoding': case 'path':
+      case 'capability':
+      case 'type':
+      case 'encoding':
+      case 'path':
         md[name] = value;
         break;
-      case 'at': case 'completed': case 'from': case 'until': case 'datetime':
+      case 'at':
+      case 'completed':
+      case 'from':
+      case 'until':
+      case 'datetime':
         md[name] = readDateTime(value, element, name, ctx);
         break;
       case 'change':
@@ -132,7 +162,10 @@ export function readLink(tag: XmlTag, ctx: AttributeContext): LinkElement {
       continue;
     }
     switch (name) {
-      case 'rel': case 'type': case 'encoding': case 'path':
+      case 'rel':
+      case 'type':
+      case 'encoding':
+      case 'path':
         ln[name] = value;
         break;
       case 'href':

@@ -4,13 +4,26 @@
 // per entry, which is what keeps the streaming reader's memory flat.
 import type { DateTime } from '../time/index.js';
 import type { XmlHandler, XmlTag } from '../xml/safe-parse.js';
-import { readDateTime, readLink, readMetadata, resolveReference, type AttributeContext } from './attributes.js';
+import {
+  readDateTime,
+  readLink,
+  readMetadata,
+  resolveReference,
+  type AttributeContext,
+} from './attributes.js';
 import { DocumentError } from './errors.js';
 import { documentKind } from './kinds.js';
 import {
-  RS_NS, SITEMAP_NS,
-  type DocumentKind, type Entry, type LinkElement, type Metadata, type ParseOptions,
-  type ResourceSyncDocument, type RootElement, type XmlElement,
+  RS_NS,
+  SITEMAP_NS,
+  type DocumentKind,
+  type Entry,
+  type LinkElement,
+  type Metadata,
+  type ParseOptions,
+  type ResourceSyncDocument,
+  type RootElement,
+  type XmlElement,
 } from './model.js';
 
 /** The document-level facts, known before the first entry (RS §7: `rs:md`/`rs:ln` precede entries). */
@@ -60,7 +73,12 @@ function allAttributes(tag: XmlTag): Record<string, string> {
 
 function finishElement(open: OpenElement): XmlElement {
   if (open.children.length === 0 && open.text !== '') {
-    return { name: open.name, attributes: open.attributes, text: open.text, children: open.children };
+    return {
+      name: open.name,
+      attributes: open.attributes,
+      text: open.text,
+      children: open.children,
+    };
   }
   return { name: open.name, attributes: open.attributes, children: open.children };
 }
@@ -104,7 +122,10 @@ export class DocumentBuilder implements XmlHandler {
       } else if (isSitemapElement(tag) && (tag.local === 'url' || tag.local === 'sitemap')) {
         this.sendHeader();
         this.entry = { line, links: [] };
-        for (const _ in tag.attributes) { this.entry.extraAttributes = allAttributes(tag); break; }
+        for (const _ in tag.attributes) {
+          this.entry.extraAttributes = allAttributes(tag);
+          break;
+        }
       } else {
         this.startCapture(tag, (this.extraElements ??= []));
       }
@@ -112,7 +133,11 @@ export class DocumentBuilder implements XmlHandler {
     }
     const entry = this.entry;
     if (depth === 2 && entry) {
-      if (isSitemapElement(tag) && (tag.local === 'loc' || tag.local === 'lastmod' || tag.local === 'changefreq') && entry[tag.local] === undefined) {
+      if (
+        isSitemapElement(tag) &&
+        (tag.local === 'loc' || tag.local === 'lastmod' || tag.local === 'changefreq') &&
+        entry[tag.local] === undefined
+      ) {
         this.textField = tag.local;
         this.textBuffer = '';
       } else if (isRs(tag, 'md') && entry.md === undefined) {
@@ -153,8 +178,13 @@ export class DocumentBuilder implements XmlHandler {
   document(entries: Entry[]): ResourceSyncDocument {
     const header = this.sendHeader();
     const doc: Record<string, unknown> = {
-      kind: header.kind, root: header.root, capability: header.capability, md: this.md,
-      links: this.links, entries, namespaces: this.namespaces,
+      kind: header.kind,
+      root: header.root,
+      capability: header.capability,
+      md: this.md,
+      links: this.links,
+      entries,
+      namespaces: this.namespaces,
     };
     if (this.extraAttributes) doc.extraAttributes = this.extraAttributes;
     if (this.extraElements) doc.extraElements = this.extraElements;
@@ -166,7 +196,13 @@ export class DocumentBuilder implements XmlHandler {
     const root = this.root;
     if (root === undefined) throw new DocumentError('RS_XML_MALFORMED', 'no root element');
     const capability = this.md.capability ?? '';
-    const header: DocumentHeader = { root, kind: documentKind(root, capability), capability, md: this.md, links: [...this.links] };
+    const header: DocumentHeader = {
+      root,
+      kind: documentKind(root, capability),
+      capability,
+      md: this.md,
+      links: [...this.links],
+    };
     if (!this.headerSent) {
       this.headerSent = true;
       this.events.header?.(header);
@@ -181,9 +217,13 @@ export class DocumentBuilder implements XmlHandler {
 
   private openRoot(tag: XmlTag, line: number): void {
     if (!isSitemapElement(tag) || (tag.local !== 'urlset' && tag.local !== 'sitemapindex')) {
-      throw new DocumentError('RS_UNKNOWN_ROOT', `not a ResourceSync document: root element <${tag.name}>${tag.uri ? ` in namespace ${tag.uri}` : ''} (line ${line})`, {
-        details: { element: tag.name, namespace: tag.uri, line },
-      });
+      throw new DocumentError(
+        'RS_UNKNOWN_ROOT',
+        `not a ResourceSync document: root element <${tag.name}>${tag.uri ? ` in namespace ${tag.uri}` : ''} (line ${line})`,
+        {
+          details: { element: tag.name, namespace: tag.uri, line },
+        },
+      );
     }
     this.root = tag.local;
     for (const name in tag.attributes) {
@@ -204,18 +244,30 @@ export class DocumentBuilder implements XmlHandler {
     this.textBuffer = '';
     if (field === 'loc') entry.loc = value;
     else if (field === 'changefreq') entry.changefreq = value;
-    else entry.lastmod = readDateTime(value, 'lastmod', undefined, this.context(entry.line, this.entryCount));
+    else
+      entry.lastmod = readDateTime(
+        value,
+        'lastmod',
+        undefined,
+        this.context(entry.line, this.entryCount),
+      );
   }
 
   private closeEntry(open: OpenEntry): void {
     const index = this.entryCount++;
     this.entry = undefined;
     if (!open.loc) {
-      throw new DocumentError('RS_MISSING_ELEMENT', `entry ${index} (<${this.root === 'sitemapindex' ? 'sitemap' : 'url'}> at line ${open.line}) has no <loc>`, {
-        details: { element: 'loc', entry: index, line: open.line },
-      });
+      throw new DocumentError(
+        'RS_MISSING_ELEMENT',
+        `entry ${index} (<${this.root === 'sitemapindex' ? 'sitemap' : 'url'}> at line ${open.line}) has no <loc>`,
+        {
+          details: { element: 'loc', entry: index, line: open.line },
+        },
+      );
     }
-    const entry: Record<string, unknown> = { loc: resolveReference(open.loc, this.options.baseUrl) };
+    const entry: Record<string, unknown> = {
+      loc: resolveReference(open.loc, this.options.baseUrl),
+    };
     if (open.lastmod) entry.lastmod = open.lastmod;
     if (open.changefreq !== undefined) entry.changefreq = open.changefreq;
     if (open.md) entry.md = open.md;

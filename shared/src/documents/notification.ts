@@ -7,20 +7,28 @@ import type { ChangeNotification, DocumentKind, Entry, ParseOptions } from './mo
 import type { BuilderEvents, DocumentBuilder, DocumentHeader } from './builder.js';
 
 function invalid(reason: string, details: Record<string, unknown> = {}): DocumentError {
-  return new DocumentError('RS_NOTIFICATION_INVALID', `not a valid change notification: ${reason}`, { details: { reason, ...details } });
+  return new DocumentError(
+    'RS_NOTIFICATION_INVALID',
+    `not a valid change notification: ${reason}`,
+    { details: { reason, ...details } },
+  );
 }
 
 function checkHeader(header: DocumentHeader): void {
   // RN-1
-  if (header.root !== 'urlset') throw invalid(`root element is <${header.root}>, not <urlset> (RN-1)`);
+  if (header.root !== 'urlset')
+    throw invalid(`root element is <${header.root}>, not <urlset> (RN-1)`);
   // RN-2
   if (header.capability !== 'change-notification') {
-    throw invalid(`rs:md capability is ${JSON.stringify(header.capability)}, not "change-notification" (RN-2)`);
+    throw invalid(
+      `rs:md capability is ${JSON.stringify(header.capability)}, not "change-notification" (RN-2)`,
+    );
   }
   // RN-3
   const { from, until } = header.md;
   if (!from || !until) throw invalid(`rs:md must carry both from and until (RN-3)`);
-  if (compareDateTime(until, from) < 0) throw invalid(`until ${until.lexical} is before from ${from.lexical} (RN-3)`);
+  if (compareDateTime(until, from) < 0)
+    throw invalid(`until ${until.lexical} is before from ${from.lexical} (RN-3)`);
 }
 
 /** The RN checks as builder events; `entries` collects the checked entries. */
@@ -31,7 +39,11 @@ function notificationEvents(entries: Entry[]): BuilderEvents {
     header: checkHeader,
     entry(entry) {
       // RN-10: every <url> has one rs:md with a valid change (values are checked by the parser).
-      if (entry.md?.change === undefined) throw invalid(`entry ${index} (${entry.loc}) has no rs:md/@change (RN-10)`, { entry: index, loc: entry.loc });
+      if (entry.md?.change === undefined)
+        throw invalid(`entry ${index} (${entry.loc}) has no rs:md/@change (RN-10)`, {
+          entry: index,
+          loc: entry.loc,
+        });
       index++;
       entries.push(entry);
     },
@@ -46,13 +58,19 @@ function finish(builder: DocumentBuilder, entries: Entry[]): ChangeNotification 
 }
 
 /** Parses and checks a change notification (RN-1, RN-2, RN-3, RN-10): RS_NOTIFICATION_INVALID otherwise. */
-export function parseChangeNotification(xml: string | Uint8Array, options: ParseOptions = {}): ChangeNotification {
+export function parseChangeNotification(
+  xml: string | Uint8Array,
+  options: ParseOptions = {},
+): ChangeNotification {
   const entries: Entry[] = [];
   return finish(buildDocument(xml, options, notificationEvents(entries)), entries);
 }
 
 /** parseChangeNotification for servers: yields to the event loop every 64 Ki characters. */
-export async function parseChangeNotificationInSlices(xml: string | Uint8Array, options: ParseOptions = {}): Promise<ChangeNotification> {
+export async function parseChangeNotificationInSlices(
+  xml: string | Uint8Array,
+  options: ParseOptions = {},
+): Promise<ChangeNotification> {
   const entries: Entry[] = [];
   return finish(await buildDocumentInSlices(xml, options, notificationEvents(entries)), entries);
 }

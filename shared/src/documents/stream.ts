@@ -28,7 +28,10 @@ export async function* streamDocument(
     header: (header) => queue.push({ type: 'header', header }),
     entry: (entry) => queue.push({ type: 'entry', entry }),
   });
-  const reader = new XmlReader(builder, resolveXmlLimits(DEFAULT_STREAM_XML_LIMITS, options.limits));
+  const reader = new XmlReader(
+    builder,
+    resolveXmlLimits(DEFAULT_STREAM_XML_LIMITS, options.limits),
+  );
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let bytes = 0;
   const decode = (chunk: Uint8Array, stream: boolean): string => {

@@ -20,12 +20,18 @@ export const SHARED_ERRORS = {
     class: 'DocumentError',
     meaning: 'not a valid change notification (RN-1..RN-3)',
   },
-  RS_XML_NOT_UTF8: { class: 'DocumentError', meaning: 'bytes that are not valid UTF-8 (XML 1.0 well-formedness)' },
+  RS_XML_NOT_UTF8: {
+    class: 'DocumentError',
+    meaning: 'bytes that are not valid UTF-8 (XML 1.0 well-formedness)',
+  },
   RS_NAMESPACE_MISSING: {
     class: 'DocumentError',
     meaning: 'urlset or sitemapindex without the sitemap namespace (RN-1)',
   },
-  RS_XML_TOO_DEEP: { class: 'DocumentError|XmlLimitError', meaning: 'element nesting over maxDepth' },
+  RS_XML_TOO_DEEP: {
+    class: 'DocumentError|XmlLimitError',
+    meaning: 'element nesting over maxDepth',
+  },
   RS_XML_TOO_MANY_ATTRIBUTES: {
     class: 'DocumentError|XmlLimitError',
     meaning: 'an element with more attributes than maxAttributes',
@@ -34,7 +40,10 @@ export const SHARED_ERRORS = {
     class: 'DocumentError|XmlLimitError',
     meaning: 'a document with more elements than maxElements',
   },
-  RS_XML_NAME_TOO_LONG: { class: 'DocumentError|XmlLimitError', meaning: 'a name over maxNameLength' },
+  RS_XML_NAME_TOO_LONG: {
+    class: 'DocumentError|XmlLimitError',
+    meaning: 'a name over maxNameLength',
+  },
   RS_XML_VALUE_TOO_LONG: {
     class: 'DocumentError|XmlLimitError',
     meaning: 'an attribute value over maxAttributeValueLength',

@@ -4,10 +4,25 @@ import { createHash } from 'node:crypto';
 
 export type HashAlgorithm = 'md5' | 'sha-1' | 'sha-256' | 'sha-512';
 
-export const SUPPORTED_HASH_ALGORITHMS: readonly HashAlgorithm[] = ['md5', 'sha-1', 'sha-256', 'sha-512'];
+export const SUPPORTED_HASH_ALGORITHMS: readonly HashAlgorithm[] = [
+  'md5',
+  'sha-1',
+  'sha-256',
+  'sha-512',
+];
 
-const NODE_NAME: Record<HashAlgorithm, string> = { md5: 'md5', 'sha-1': 'sha1', 'sha-256': 'sha256', 'sha-512': 'sha512' };
-const DIGEST_BYTES: Record<HashAlgorithm, number> = { md5: 16, 'sha-1': 20, 'sha-256': 32, 'sha-512': 64 };
+const NODE_NAME: Record<HashAlgorithm, string> = {
+  md5: 'md5',
+  'sha-1': 'sha1',
+  'sha-256': 'sha256',
+  'sha-512': 'sha512',
+};
+const DIGEST_BYTES: Record<HashAlgorithm, number> = {
+  md5: 16,
+  'sha-1': 20,
+  'sha-256': 32,
+  'sha-512': 64,
+};
 
 export interface HashToken {
   /** As written, lower-cased (`md5`, `sha-256`, or an unknown name). */
@@ -67,7 +82,10 @@ export function formatHashList(list: HashList): string {
 }
 
 /** Builds hex tokens for the given algorithms over `bytes`. */
-export function computeHashList(bytes: Uint8Array, algorithms: readonly HashAlgorithm[] = ['md5', 'sha-256']): HashList {
+export function computeHashList(
+  bytes: Uint8Array,
+  algorithms: readonly HashAlgorithm[] = ['md5', 'sha-256'],
+): HashList {
   return algorithms.map((algorithm) => {
     const hex = createHash(NODE_NAME[algorithm]).update(bytes).digest('hex');
     return { algorithm, value: hex, hex };
@@ -103,7 +121,9 @@ export class MultiHasher {
 
 /** The algorithms of a list that we can check. */
 export function checkableAlgorithms(expected: HashList): HashAlgorithm[] {
-  return expected.filter((t) => t.hex !== undefined && isSupported(t.algorithm)).map((t) => t.algorithm as HashAlgorithm);
+  return expected
+    .filter((t) => t.hex !== undefined && isSupported(t.algorithm))
+    .map((t) => t.algorithm as HashAlgorithm);
 }
 
 export interface HashMismatch {
@@ -116,13 +136,17 @@ export interface HashMismatch {
  * Compares every checkable token of `expected` with `actual` digests (hex). Returns the mismatches;
  * an empty array means every given hash we understand matched.
  */
-export function compareHashes(expected: HashList, actual: ReadonlyMap<HashAlgorithm, string>): HashMismatch[] {
+export function compareHashes(
+  expected: HashList,
+  actual: ReadonlyMap<HashAlgorithm, string>,
+): HashMismatch[] {
   const out: HashMismatch[] = [];
   for (const token of expected) {
     if (token.hex === undefined || !isSupported(token.algorithm)) continue;
     const got = actual.get(token.algorithm);
     if (got === undefined) continue;
-    if (got.toLowerCase() !== token.hex) out.push({ algorithm: token.algorithm, expected: token.hex, actual: got });
+    if (got.toLowerCase() !== token.hex)
+      out.push({ algorithm: token.algorithm, expected: token.hex, actual: got });
   }
   return out;
 }

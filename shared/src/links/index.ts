@@ -18,7 +18,10 @@ function skipWs(s: string, i: number): number {
  * Parses one or more `Link` header values (several links per header, several headers). Malformed
  * members are skipped rather than failing the whole header. Relative hrefs resolve against `baseUrl`.
  */
-export function parseLinkHeader(value: string | readonly string[] | undefined | null, baseUrl?: string): WebLink[] {
+export function parseLinkHeader(
+  value: string | readonly string[] | undefined | null,
+  baseUrl?: string,
+): WebLink[] {
   if (value == null) return [];
   const values = typeof value === 'string' ? [value] : value;
   const links: WebLink[] = [];
@@ -27,7 +30,10 @@ export function parseLinkHeader(value: string | readonly string[] | undefined | 
     const s = header;
     while (i < s.length) {
       i = skipWs(s, i);
-      if (s[i] === ',') { i++; continue; }
+      if (s[i] === ',') {
+        i++;
+        continue;
+      }
       if (s[i] !== '<') {
         // Garbage: skip to the next comma outside quotes.
         while (i < s.length && s[i] !== ',') i++;
@@ -62,12 +68,18 @@ export function parseLinkHeader(value: string | readonly string[] | undefined | 
         }
         const key = name.toLowerCase();
         if (!key) continue;
-        if (key === 'rel') { if (!rel) rel = val; } // RFC 8288 §3.3: only the first rel counts
+        if (key === 'rel') {
+          if (!rel) rel = val;
+        } // RFC 8288 §3.3: only the first rel counts
         else if (!(key in params)) params[key] = val;
       }
       let href = rawHref;
       if (baseUrl) {
-        try { href = new URL(rawHref, baseUrl).href; } catch { /* keep as written */ }
+        try {
+          href = new URL(rawHref, baseUrl).href;
+        } catch {
+          /* keep as written */
+        }
       }
       links.push({ href, rels: rel.toLowerCase().split(/\s+/).filter(Boolean), params });
     }
@@ -90,11 +102,19 @@ function quote(v: string): string {
 }
 
 /** Formats links as one header value: `<a>; rel="self", <b>; rel="hub"` (WH-17 prefers one header). */
-export function formatLinkHeader(links: readonly { href: string; rel: string | readonly string[]; params?: Record<string, string> }[]): string {
+export function formatLinkHeader(
+  links: readonly {
+    href: string;
+    rel: string | readonly string[];
+    params?: Record<string, string>;
+  }[],
+): string {
   return links
     .map((l) => {
       const rel = typeof l.rel === 'string' ? l.rel : l.rel.join(' ');
-      const extra = Object.entries(l.params ?? {}).map(([k, v]) => `; ${k}=${quote(v)}`).join('');
+      const extra = Object.entries(l.params ?? {})
+        .map(([k, v]) => `; ${k}=${quote(v)}`)
+        .join('');
       return `<${l.href}>; rel=${quote(rel)}${extra}`;
     })
     .join(', ');
@@ -138,7 +158,13 @@ export function extractEmbeddedLinks(markup: string, baseUrl?: string): WebLink[
   const baseTag = /<base\s[^>]*>/i.exec(scope);
   if (baseTag) {
     const href = readAttributes(baseTag[0].slice(5, -1)).href;
-    if (href) { try { base = new URL(href, baseUrl).href; } catch { /* ignore */ } }
+    if (href) {
+      try {
+        base = new URL(href, baseUrl).href;
+      } catch {
+        /* ignore */
+      }
+    }
   }
   const out: WebLink[] = [];
   const LINK = /<(?:[a-z0-9_-]+:)?link\b([^>]*)>/gi;
@@ -147,7 +173,13 @@ export function extractEmbeddedLinks(markup: string, baseUrl?: string): WebLink[
     const attrs = readAttributes(m[1]!.replace(/\/$/, ''));
     if (!attrs.href || !attrs.rel) continue;
     let href = attrs.href.trim();
-    if (base) { try { href = new URL(href, base).href; } catch { continue; } }
+    if (base) {
+      try {
+        href = new URL(href, base).href;
+      } catch {
+        continue;
+      }
+    }
     const { href: _h, rel, ...params } = attrs;
     out.push({ href, rels: rel.toLowerCase().split(/\s+/).filter(Boolean), params });
   }
@@ -160,7 +192,11 @@ export function extractRobotsSitemaps(robotsTxt: string, baseUrl?: string): stri
   for (const line of robotsTxt.split(/\r?\n/)) {
     const m = /^\s*sitemap\s*:\s*(\S+)/i.exec(line);
     if (!m) continue;
-    try { out.push(baseUrl ? new URL(m[1]!, baseUrl).href : m[1]!); } catch { /* skip */ }
+    try {
+      out.push(baseUrl ? new URL(m[1]!, baseUrl).href : m[1]!);
+    } catch {
+      /* skip */
+    }
   }
   return out;
 }

@@ -10,14 +10,38 @@ import { RsnotifyError, type CodesOf, type SHARED_ERRORS } from '../errors/index
 
 const special = new BlockList();
 for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
-  ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16],
-  ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) special.addSubnet(net, prefix, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  special.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23],
-  ['2001:db8::', 32], ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
-] as const) special.addSubnet(net, prefix, 'ipv6');
+  ['::', 128],
+  ['::1', 128],
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2001::', 23],
+  ['2001:db8::', 32],
+  ['2002::', 16],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+] as const)
+  special.addSubnet(net, prefix, 'ipv6');
 
 export type AddressClass = 'public' | 'special';
 
@@ -40,16 +64,24 @@ export class OutboundAddressError extends RsnotifyError<
   CodesOf<typeof SHARED_ERRORS, 'OutboundAddressError'>
 > {
   constructor(host: string, address: string) {
-    super('RSN_OUTBOUND_PRIVATE_ADDRESS', `refusing to connect to ${host} (${address}): loopback, private or special address`, {
-      details: { host, address },
-    });
+    super(
+      'RSN_OUTBOUND_PRIVATE_ADDRESS',
+      `refusing to connect to ${host} (${address}): loopback, private or special address`,
+      {
+        details: { host, address },
+      },
+    );
     this.name = 'OutboundAddressError';
   }
 }
 
-export class OutboundUrlError extends RsnotifyError<CodesOf<typeof SHARED_ERRORS, 'OutboundUrlError'>> {
+export class OutboundUrlError extends RsnotifyError<
+  CodesOf<typeof SHARED_ERRORS, 'OutboundUrlError'>
+> {
   constructor(url: string, reason: string) {
-    super('RSN_OUTBOUND_BAD_URL', `refusing URL ${JSON.stringify(url)}: ${reason}`, { details: { url, reason } });
+    super('RSN_OUTBOUND_BAD_URL', `refusing URL ${JSON.stringify(url)}: ${reason}`, {
+      details: { url, reason },
+    });
     this.name = 'OutboundUrlError';
   }
 }
@@ -65,8 +97,13 @@ export interface OutboundPolicy {
  */
 export function checkOutboundUrl(url: string, policy: OutboundPolicy): URL {
   let u: URL;
-  try { u = new URL(url); } catch { throw new OutboundUrlError(url, 'not an absolute URL'); }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new OutboundUrlError(url, 'scheme must be http or https');
+  try {
+    u = new URL(url);
+  } catch {
+    throw new OutboundUrlError(url, 'not an absolute URL');
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new OutboundUrlError(url, 'scheme must be http or https');
   if (u.username || u.password) throw new OutboundUrlError(url, 'credentials in URL');
   if (!u.hostname) throw new OutboundUrlError(url, 'no host');
   const host = u.hostname.startsWith('[') ? u.hostname.slice(1, -1) : u.hostname;
@@ -82,19 +119,28 @@ export function checkOutboundUrl(url: string, policy: OutboundPolicy): URL {
 type Connector = ReturnType<typeof buildConnector>;
 
 /** Wraps undici's connector: resolve, check every address, connect to the checked one. */
-export function createGuardedConnector(policy: OutboundPolicy, options: buildConnector.BuildOptions = {}): Connector {
+export function createGuardedConnector(
+  policy: OutboundPolicy,
+  options: buildConnector.BuildOptions = {},
+): Connector {
   const base = buildConnector(options);
   if (policy.allowPrivateNetworks) return base;
   return function guardedConnect(opts, callback) {
     const raw = opts.hostname;
     const host = raw.startsWith('[') ? raw.slice(1, -1) : raw;
     if (isIP(host)) {
-      if (classifyAddress(host) === 'special') { callback(new OutboundAddressError(host, host), null); return; }
+      if (classifyAddress(host) === 'special') {
+        callback(new OutboundAddressError(host, host), null);
+        return;
+      }
       base(opts, callback);
       return;
     }
     lookup(host, { all: true }, (err, addresses) => {
-      if (err) { callback(err, null); return; }
+      if (err) {
+        callback(err, null);
+        return;
+      }
       const blocked = addresses.find((a) => classifyAddress(a.address) === 'special');
       // One special address among several is refused too: the resolver could hand it out next time.
       if (blocked || addresses.length === 0) {

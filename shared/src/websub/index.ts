@@ -20,12 +20,20 @@ export const SIGNATURE_METHODS: readonly SignatureMethod[] = ['sha1', 'sha256', 
 /** WH-8: a secret must be shorter than 200 bytes. */
 export const MAX_SECRET_BYTES = 199;
 
-export function computeSignature(method: SignatureMethod, secret: string | Uint8Array, body: Uint8Array | string): string {
+export function computeSignature(
+  method: SignatureMethod,
+  secret: string | Uint8Array,
+  body: Uint8Array | string,
+): string {
   return createHmac(method, secret).update(body).digest('hex');
 }
 
 /** The header value: `sha256=<hex>`. */
-export function signatureHeader(method: SignatureMethod, secret: string | Uint8Array, body: Uint8Array | string): string {
+export function signatureHeader(
+  method: SignatureMethod,
+  secret: string | Uint8Array,
+  body: Uint8Array | string,
+): string {
   return `${method}=${computeSignature(method, secret, body)}`;
 }
 
@@ -34,18 +42,25 @@ export type SignatureCheck =
   | { ok: false; reason: 'missing' | 'malformed' | 'unsupported-method' | 'mismatch' };
 
 /** Verifies an `X-Hub-Signature` header in constant time; hex is compared case-insensitively. */
-export function verifySignature(header: string | undefined | null, secret: string | Uint8Array, body: Uint8Array | string): SignatureCheck {
+export function verifySignature(
+  header: string | undefined | null,
+  secret: string | Uint8Array,
+  body: Uint8Array | string,
+): SignatureCheck {
   if (header == null || header === '') return { ok: false, reason: 'missing' };
   const eq = header.indexOf('=');
   if (eq <= 0) return { ok: false, reason: 'malformed' };
   const method = header.slice(0, eq).trim().toLowerCase();
   const given = header.slice(eq + 1).trim();
-  if (!(SIGNATURE_METHODS as readonly string[]).includes(method)) return { ok: false, reason: 'unsupported-method' };
+  if (!(SIGNATURE_METHODS as readonly string[]).includes(method))
+    return { ok: false, reason: 'unsupported-method' };
   if (!/^[0-9a-fA-F]+$/.test(given)) return { ok: false, reason: 'malformed' };
   const expected = Buffer.from(computeSignature(method as SignatureMethod, secret, body), 'hex');
   const actual = Buffer.from(given, 'hex');
   if (actual.length !== expected.length) return { ok: false, reason: 'mismatch' };
-  return timingSafeEqual(actual, expected) ? { ok: true, method: method as SignatureMethod } : { ok: false, reason: 'mismatch' };
+  return timingSafeEqual(actual, expected)
+    ? { ok: true, method: method as SignatureMethod }
+    : { ok: false, reason: 'mismatch' };
 }
 
 const UNRESERVED_PCT = /%(4[1-9A-Fa-f]|5[0-9Aa]|6[1-9A-Fa-f]|7[0-9Aa]|3[0-9]|2[DEde]|5[Ff]|7[Ee])/g;

@@ -33,11 +33,20 @@ export const DEFAULT_XML_LIMITS: XmlLimits = {
 };
 
 /** The streaming reader keeps memory flat, so it counts no elements unless told to. */
-export const DEFAULT_STREAM_XML_LIMITS: XmlLimits = { ...DEFAULT_XML_LIMITS, maxElements: Number.POSITIVE_INFINITY };
+export const DEFAULT_STREAM_XML_LIMITS: XmlLimits = {
+  ...DEFAULT_XML_LIMITS,
+  maxElements: Number.POSITIVE_INFINITY,
+};
 
-export type XmlLimitCode = Extract<DocumentErrorCode,
-  | 'RS_XML_TOO_DEEP' | 'RS_XML_TOO_MANY_ATTRIBUTES' | 'RS_XML_TOO_MANY_ELEMENTS' | 'RS_XML_NAME_TOO_LONG'
-  | 'RS_XML_VALUE_TOO_LONG' | 'RS_XML_TEXT_TOO_LONG'>;
+export type XmlLimitCode = Extract<
+  DocumentErrorCode,
+  | 'RS_XML_TOO_DEEP'
+  | 'RS_XML_TOO_MANY_ATTRIBUTES'
+  | 'RS_XML_TOO_MANY_ELEMENTS'
+  | 'RS_XML_NAME_TOO_LONG'
+  | 'RS_XML_VALUE_TOO_LONG'
+  | 'RS_XML_TEXT_TOO_LONG'
+>;
 
 /** A document refused for exceeding one of the XmlLimits; `limit` names it, `max` is its value. */
 export class XmlLimitError extends DocumentError {
@@ -45,14 +54,19 @@ export class XmlLimitError extends DocumentError {
   readonly limit: keyof XmlLimits;
   readonly max: number;
   constructor(code: XmlLimitCode, limit: keyof XmlLimits, max: number, what: string, line: number) {
-    super(code, `${what} exceeds the limit ${limit}=${max} (line ${line})`, { details: { limit, max, line } });
+    super(code, `${what} exceeds the limit ${limit}=${max} (line ${line})`, {
+      details: { limit, max, line },
+    });
     this.name = 'XmlLimitError';
     this.limit = limit;
     this.max = max;
   }
 }
 
-export function resolveXmlLimits(base: XmlLimits, overrides: Partial<XmlLimits> | undefined): XmlLimits {
+export function resolveXmlLimits(
+  base: XmlLimits,
+  overrides: Partial<XmlLimits> | undefined,
+): XmlLimits {
   if (!overrides) return base;
   const out: Record<string, number> = { ...base };
   for (const [k, v] of Object.entries(overrides)) if (typeof v === 'number' && v > 0) out[k] = v;

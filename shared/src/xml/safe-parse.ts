@@ -27,13 +27,19 @@ export function exceedsBytes(text: string, maxBytes: number): boolean {
 }
 
 export function tooLarge(bytes: number | undefined, maxBytes: number): DocumentError {
-  return new DocumentError('RS_TOO_LARGE', `document larger than ${maxBytes} bytes`, { details: { maxBytes, bytes } });
+  return new DocumentError('RS_TOO_LARGE', `document larger than ${maxBytes} bytes`, {
+    details: { maxBytes, bytes },
+  });
 }
 
 export function doctypeForbidden(line?: number): DocumentError {
-  return new DocumentError('RS_DOCTYPE_FORBIDDEN', `DOCTYPE / ENTITY declarations are not allowed${line ? ` (line ${line})` : ''}`, {
-    details: line ? { line } : {},
-  });
+  return new DocumentError(
+    'RS_DOCTYPE_FORBIDDEN',
+    `DOCTYPE / ENTITY declarations are not allowed${line ? ` (line ${line})` : ''}`,
+    {
+      details: line ? { line } : {},
+    },
+  );
 }
 
 /**
@@ -79,10 +85,13 @@ const WRITE_SLICE = 64 * 1024;
 const SITEMAP_NAMESPACE = 'http://www.sitemaps.org/schemas/sitemap/0.9';
 
 function namespaceMissing(tag: XmlTag, line: number): DocumentError {
-  return new DocumentError('RS_NAMESPACE_MISSING',
-    `root element <${tag.name}> is not in the sitemap namespace ${SITEMAP_NAMESPACE} (RN-1, line ${line})`, {
+  return new DocumentError(
+    'RS_NAMESPACE_MISSING',
+    `root element <${tag.name}> is not in the sitemap namespace ${SITEMAP_NAMESPACE} (RN-1, line ${line})`,
+    {
       details: { element: tag.name, namespace: tag.uri, line },
-    });
+    },
+  );
 }
 
 /**
@@ -96,7 +105,10 @@ export class XmlReader {
   /** Local names of the open elements, to tell `loc` text from other text. */
   private readonly open: string[] = [];
 
-  constructor(handler: XmlHandler, private readonly limits: XmlLimits = DEFAULT_XML_LIMITS) {
+  constructor(
+    handler: XmlHandler,
+    private readonly limits: XmlLimits = DEFAULT_XML_LIMITS,
+  ) {
     const parser = new SaxesParser({ xmlns: true, position: true });
     this.parser = parser;
     const refuse = (code: XmlLimitCode, limit: keyof XmlLimits, what: string): never => {
@@ -105,26 +117,51 @@ export class XmlReader {
     const text = (value: string): void => {
       const inLoc = this.open.length > 0 && this.open[this.open.length - 1] === 'loc';
       if (inLoc ? value.length > limits.maxLocLength : value.length > limits.maxTextLength) {
-        refuse('RS_XML_TEXT_TOO_LONG', inLoc ? 'maxLocLength' : 'maxTextLength', `text of ${value.length} characters`);
+        refuse(
+          'RS_XML_TEXT_TOO_LONG',
+          inLoc ? 'maxLocLength' : 'maxTextLength',
+          `text of ${value.length} characters`,
+        );
       }
       handler.text(value);
     };
     parser.on('opentag', (tag) => {
       // Checked once saxes has resolved this element's namespaces, which walks the open-tag stack:
       // refusing the first element past maxDepth keeps that walk bounded (maxDepth² steps at most).
-      if (this.open.length >= limits.maxDepth) refuse('RS_XML_TOO_DEEP', 'maxDepth', `element depth ${this.open.length + 1}`);
-      if (++this.elements > limits.maxElements) refuse('RS_XML_TOO_MANY_ELEMENTS', 'maxElements', `element count ${this.elements}`);
-      if (tag.name.length > limits.maxNameLength) refuse('RS_XML_NAME_TOO_LONG', 'maxNameLength', `element name of ${tag.name.length} characters`);
+      if (this.open.length >= limits.maxDepth)
+        refuse('RS_XML_TOO_DEEP', 'maxDepth', `element depth ${this.open.length + 1}`);
+      if (++this.elements > limits.maxElements)
+        refuse('RS_XML_TOO_MANY_ELEMENTS', 'maxElements', `element count ${this.elements}`);
+      if (tag.name.length > limits.maxNameLength)
+        refuse(
+          'RS_XML_NAME_TOO_LONG',
+          'maxNameLength',
+          `element name of ${tag.name.length} characters`,
+        );
       let attributes = 0;
       for (const name in tag.attributes) {
-        if (++attributes > limits.maxAttributes) refuse('RS_XML_TOO_MANY_ATTRIBUTES', 'maxAttributes', `attribute count ${attributes}`);
-        if (name.length > limits.maxNameLength) refuse('RS_XML_NAME_TOO_LONG', 'maxNameLength', `attribute name of ${name.length} characters`);
+        if (++attributes > limits.maxAttributes)
+          refuse('RS_XML_TOO_MANY_ATTRIBUTES', 'maxAttributes', `attribute count ${attributes}`);
+        if (name.length > limits.maxNameLength)
+          refuse(
+            'RS_XML_NAME_TOO_LONG',
+            'maxNameLength',
+            `attribute name of ${name.length} characters`,
+          );
         const value = tag.attributes[name]!.value;
         if (value.length > limits.maxAttributeValueLength) {
-          refuse('RS_XML_VALUE_TOO_LONG', 'maxAttributeValueLength', `attribute value of ${value.length} characters`);
+          refuse(
+            'RS_XML_VALUE_TOO_LONG',
+            'maxAttributeValueLength',
+            `attribute value of ${value.length} characters`,
+          );
         }
       }
-      if (this.open.length === 0 && (tag.local === 'urlset' || tag.local === 'sitemapindex') && tag.uri === '') {
+      if (
+        this.open.length === 0 &&
+        (tag.local === 'urlset' || tag.local === 'sitemapindex') &&
+        tag.uri === ''
+      ) {
         throw namespaceMissing(tag, parser.line);
       }
       this.open.push(tag.local);
@@ -136,7 +173,9 @@ export class XmlReader {
     });
     parser.on('text', text);
     parser.on('cdata', text);
-    parser.on('doctype', () => { throw doctypeForbidden(parser.line); });
+    parser.on('doctype', () => {
+      throw doctypeForbidden(parser.line);
+    });
     parser.on('error', (err) => {
       throw new DocumentError('RS_XML_MALFORMED', `malformed XML: ${err.message}`, {
         cause: err,
@@ -165,16 +204,40 @@ export class XmlReader {
   private checkPending(): void {
     // saxes keeps the unfinished text or attribute value in `text`, an unfinished name in `name`,
     // the attributes of an unfinished tag in `attribList`.
-    const pending = this.parser as unknown as { text: string; name: string; attribList: readonly unknown[] };
+    const pending = this.parser as unknown as {
+      text: string;
+      name: string;
+      attribList: readonly unknown[];
+    };
     const l = this.limits;
     if (pending.attribList.length > l.maxAttributes) {
-      throw new XmlLimitError('RS_XML_TOO_MANY_ATTRIBUTES', 'maxAttributes', l.maxAttributes, `attribute count ${pending.attribList.length}`, this.parser.line);
+      throw new XmlLimitError(
+        'RS_XML_TOO_MANY_ATTRIBUTES',
+        'maxAttributes',
+        l.maxAttributes,
+        `attribute count ${pending.attribList.length}`,
+        this.parser.line,
+      );
     }
-    if (pending.text.length > Math.max(l.maxTextLength, l.maxLocLength, l.maxAttributeValueLength)) {
-      throw new XmlLimitError('RS_XML_TEXT_TOO_LONG', 'maxTextLength', l.maxTextLength, `text or value of more than ${pending.text.length} characters`, this.parser.line);
+    if (
+      pending.text.length > Math.max(l.maxTextLength, l.maxLocLength, l.maxAttributeValueLength)
+    ) {
+      throw new XmlLimitError(
+        'RS_XML_TEXT_TOO_LONG',
+        'maxTextLength',
+        l.maxTextLength,
+        `text or value of more than ${pending.text.length} characters`,
+        this.parser.line,
+      );
     }
     if (pending.name.length > l.maxNameLength) {
-      throw new XmlLimitError('RS_XML_NAME_TOO_LONG', 'maxNameLength', l.maxNameLength, `a name of more than ${pending.name.length} characters`, this.parser.line);
+      throw new XmlLimitError(
+        'RS_XML_NAME_TOO_LONG',
+        'maxNameLength',
+        l.maxNameLength,
+        `a name of more than ${pending.name.length} characters`,
+        this.parser.line,
+      );
     }
   }
 

@@ -4,9 +4,13 @@ import { isUtf8 } from 'node:buffer';
 import { DocumentError } from '../documents/errors.js';
 
 export function notUtf8(at?: number): DocumentError {
-  return new DocumentError('RS_XML_NOT_UTF8', `malformed XML: not valid UTF-8${at === undefined ? '' : ` near byte ${at}`}`, {
-    details: at === undefined ? {} : { byte: at },
-  });
+  return new DocumentError(
+    'RS_XML_NOT_UTF8',
+    `malformed XML: not valid UTF-8${at === undefined ? '' : ` near byte ${at}`}`,
+    {
+      details: at === undefined ? {} : { byte: at },
+    },
+  );
 }
 
 /** Decodes a whole document strictly; RS_XML_NOT_UTF8 when it is not UTF-8. A leading BOM is dropped. */

@@ -4,7 +4,14 @@
 import { createReadStream } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { checkableAlgorithms, compareHashes, MultiHasher, type Change, type DateTime, type Entry } from '@rsnotify/shared';
+import {
+  checkableAlgorithms,
+  compareHashes,
+  MultiHasher,
+  type Change,
+  type DateTime,
+  type Entry,
+} from '@rsnotify/shared';
 import { isTempFileName, locateFile, uriToMirrorPath, type HttpGetter } from '../mirror/index.js';
 import { readResourceList } from '../baseline/index.js';
 
@@ -30,12 +37,18 @@ export interface RepairPlan {
   readonly listed: Set<string>;
 }
 
-type Working = Omit<AuditReport, 'checked'> & { checked: number; expectedPaths: Set<string>; plan?: RepairPlan; listAt?: DateTime };
+type Working = Omit<AuditReport, 'checked'> & {
+  checked: number;
+  expectedPaths: Set<string>;
+  plan?: RepairPlan;
+  listAt?: DateTime;
+};
 
 function planFetch(report: Working, entry: Entry): void {
   if (!report.plan) return;
   report.plan.fetch.push({
-    uri: entry.loc, change: 'updated',
+    uri: entry.loc,
+    change: 'updated',
     ...(report.listAt ? { time: report.listAt } : {}),
     ...(entry.lastmod ? { lastmod: entry.lastmod } : {}),
     ...(entry.md?.hash ? { hash: entry.md.hash } : {}),
@@ -51,7 +64,10 @@ async function compareEntry(mirrorDir: string, entry: Entry, report: Working): P
   try {
     path = uriToMirrorPath(mirrorDir, entry.loc);
   } catch (err) {
-    report.unmappable!.push({ uri: entry.loc, code: (err as { code?: string }).code ?? 'RSN_PATH_UNMAPPABLE' });
+    report.unmappable!.push({
+      uri: entry.loc,
+      code: (err as { code?: string }).code ?? 'RSN_PATH_UNMAPPABLE',
+    });
     return;
   }
   path = await locateFile(path); // the same mapping as the writer: `%%self` inside a directory
@@ -59,7 +75,11 @@ async function compareEntry(mirrorDir: string, entry: Entry, report: Working): P
   let size: number;
   try {
     const s = await stat(path);
-    if (!s.isFile()) { report.missing.push(entry.loc); planFetch(report, entry); return; }
+    if (!s.isFile()) {
+      report.missing.push(entry.loc);
+      planFetch(report, entry);
+      return;
+    }
     size = s.size;
   } catch {
     report.missing.push(entry.loc);
@@ -68,7 +88,11 @@ async function compareEntry(mirrorDir: string, entry: Entry, report: Working): P
   }
   const md = entry.md;
   if (md?.length !== undefined && md.length !== size) {
-    report.different.push({ uri: entry.loc, expected: `length:${md.length}`, actual: `length:${size}` });
+    report.different.push({
+      uri: entry.loc,
+      expected: `length:${md.length}`,
+      actual: `length:${size}`,
+    });
     planFetch(report, entry);
     return;
   }
@@ -79,7 +103,11 @@ async function compareEntry(mirrorDir: string, entry: Entry, report: Working): P
   const mismatches = compareHashes(md!.hash!, hasher.digests());
   if (mismatches.length > 0) {
     const m = mismatches[0]!;
-    report.different.push({ uri: entry.loc, expected: `${m.algorithm}:${m.expected}`, actual: `${m.algorithm}:${m.actual}` });
+    report.different.push({
+      uri: entry.loc,
+      expected: `${m.algorithm}:${m.expected}`,
+      actual: `${m.algorithm}:${m.actual}`,
+    });
     planFetch(report, entry);
   }
 }
@@ -100,14 +128,33 @@ async function listFiles(dir: string): Promise<string[]> {
 }
 
 /** `plan`: filled in for `--repair` (what to fetch, every listed URI). */
-export async function auditMirror(resourceListUrl: string, mirrorDir: string, http: HttpGetter, plan?: RepairPlan): Promise<AuditReport> {
-  const report: Working & { missing: string[]; extra: string[]; different: AuditReport['different'][number][]; unmappable: NonNullable<AuditReport['unmappable']> } = {
-    inSync: false, checked: 0, missing: [], extra: [], different: [], unmappable: [],
-    expectedPaths: new Set<string>(), ...(plan ? { plan } : {}),
+export async function auditMirror(
+  resourceListUrl: string,
+  mirrorDir: string,
+  http: HttpGetter,
+  plan?: RepairPlan,
+): Promise<AuditReport> {
+  const report: Working & {
+    missing: string[];
+    extra: string[];
+    different: AuditReport['different'][number][];
+    unmappable: NonNullable<AuditReport['unmappable']>;
+  } = {
+    inSync: false,
+    checked: 0,
+    missing: [],
+    extra: [],
+    different: [],
+    unmappable: [],
+    expectedPaths: new Set<string>(),
+    ...(plan ? { plan } : {}),
   };
   const running = new Set<Promise<void>>();
   for await (const ev of readResourceList(http, resourceListUrl)) {
-    if (ev.type === 'at') { report.listAt = ev.at; continue; }
+    if (ev.type === 'at') {
+      report.listAt = ev.at;
+      continue;
+    }
     report.checked++;
     const p = compareEntry(mirrorDir, ev.entry, report).finally(() => running.delete(p));
     running.add(p);
@@ -122,7 +169,11 @@ export async function auditMirror(resourceListUrl: string, mirrorDir: string, ht
   return {
     ...out,
     ...(listAt ? { at: listAt.lexical } : {}),
-    inSync: out.missing.length === 0 && out.extra.length === 0 && out.different.length === 0 && out.unmappable.length === 0,
+    inSync:
+      out.missing.length === 0 &&
+      out.extra.length === 0 &&
+      out.different.length === 0 &&
+      out.unmappable.length === 0,
   };
 }
 
@@ -130,10 +181,18 @@ export async function auditMirror(resourceListUrl: string, mirrorDir: string, ht
 export function describeAudit(r: AuditReport): string {
   if (r.inSync) return `in sync (${r.checked} resources)`;
   const first = (label: string, items: readonly string[]): string[] =>
-    items.slice(0, 5).map((x) => `  ${label} ${x}`).concat(items.length > 5 ? [`  ... ${items.length - 5} more ${label}`] : []);
+    items
+      .slice(0, 5)
+      .map((x) => `  ${label} ${x}`)
+      .concat(items.length > 5 ? [`  ... ${items.length - 5} more ${label}`] : []);
   return [
     `out of sync: ${r.missing.length} missing, ${r.extra.length} extra, ${r.different.length} different` +
       `${r.unmappable?.length ? `, ${r.unmappable.length} unmappable` : ''} of ${r.checked}`,
-    ...first('missing', r.missing), ...first('different', r.different.map((d) => d.uri)), ...first('extra', r.extra),
+    ...first('missing', r.missing),
+    ...first(
+      'different',
+      r.different.map((d) => d.uri),
+    ),
+    ...first('extra', r.extra),
   ].join('\n');
 }

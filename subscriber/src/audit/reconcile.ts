@@ -10,7 +10,14 @@
 import { join } from 'node:path';
 import { parseDateTime } from '@rsnotify/shared';
 import { classifyFailure, isOutdatable } from '../catchup/index.js';
-import { locateFile, removeFile, uriToMirrorPath, type ApplyResult, type HttpGetter, type Mirror } from '../mirror/index.js';
+import {
+  locateFile,
+  removeFile,
+  uriToMirrorPath,
+  type ApplyResult,
+  type HttpGetter,
+  type Mirror,
+} from '../mirror/index.js';
 import { auditMirror, type AuditReport, type RepairPlan } from './audit.js';
 
 export interface ReconcileDeps {
@@ -42,7 +49,8 @@ export async function reconcileMirror(deps: ReconcileDeps): Promise<ReconcileRes
   const report = await auditMirror(deps.resourceListUrl, deps.mirrorDir, deps.http, plan);
   const results: ApplyResult[] = [];
   let changedMeanwhile = 0;
-  if (plan.fetch.length > 0) results.push(...(await deps.mirror.apply(plan.fetch, { force: true })));
+  if (plan.fetch.length > 0)
+    results.push(...(await deps.mirror.apply(plan.fetch, { force: true })));
   let removed = 0;
   if (report.extra.length > 0) {
     const atKey = report.at === undefined ? undefined : parseDateTime(report.at).key;
@@ -61,9 +69,15 @@ export async function reconcileMirror(deps: ReconcileDeps): Promise<ReconcileRes
     // Files no known URI accounts for (left by a crash or an older layout): removed by path.
     const keep = new Set<string>();
     for (const uri of newer) {
-      try { keep.add(await locateFile(uriToMirrorPath(deps.mirrorDir, uri))); } catch { /* unmappable: no file */ }
+      try {
+        keep.add(await locateFile(uriToMirrorPath(deps.mirrorDir, uri)));
+      } catch {
+        /* unmappable: no file */
+      }
     }
-    const after = await auditMirror(deps.resourceListUrl, deps.mirrorDir, deps.http).catch(() => undefined);
+    const after = await auditMirror(deps.resourceListUrl, deps.mirrorDir, deps.http).catch(
+      () => undefined,
+    );
     for (const rel of after?.extra ?? []) {
       if (keep.has(join(deps.mirrorDir, rel))) continue;
       await removeFile(join(deps.mirrorDir, rel), rel);

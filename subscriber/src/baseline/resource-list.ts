@@ -1,6 +1,12 @@
 // Streams the entries of a Resource List or a Resource List Index (RC-14..RC-16) and the snapshot
 // time `at`, without holding the lists in memory. Shared by the baseline and the audit.
-import { RsnotifyError, streamDocument, type DateTime, type Entry, type ErrorDetails } from '@rsnotify/shared';
+import {
+  RsnotifyError,
+  streamDocument,
+  type DateTime,
+  type Entry,
+  type ErrorDetails,
+} from '@rsnotify/shared';
 import type { HttpGetter } from '../mirror/index.js';
 import type { SubscriberCodesOf } from '../errors/index.js';
 
@@ -26,11 +32,18 @@ const MAX_INDEX_DEPTH = 3;
  * Yields `at` of the top document first, then every resource entry of the list, or of every list of
  * the index in order. An index's `at` is the snapshot time of the whole set (RC-16).
  */
-export async function* readResourceList(http: HttpGetter, url: string, depth = 0): AsyncGenerator<ResourceListEvent> {
+export async function* readResourceList(
+  http: HttpGetter,
+  url: string,
+  depth = 0,
+): AsyncGenerator<ResourceListEvent> {
   const res = await http.stream(url, { timeoutMs: 300_000 });
   if (res.status !== 200) {
     await res.dump();
-    throw new BaselineError('RSN_BASELINE_HTTP_STATUS', `GET ${url}: HTTP ${res.status}`, { url, status: res.status });
+    throw new BaselineError('RSN_BASELINE_HTTP_STATUS', `GET ${url}: HTTP ${res.status}`, {
+      url,
+      status: res.status,
+    });
   }
   const children: string[] = [];
   let isIndex = false;
@@ -38,12 +51,21 @@ export async function* readResourceList(http: HttpGetter, url: string, depth = 0
     for await (const ev of streamDocument(res.body, { baseUrl: res.url })) {
       if (ev.type === 'header') {
         const h = ev.header;
-        if (h.kind !== 'resource-list' && h.kind !== 'resource-list-index' && h.capability !== 'resourcelist') {
-          throw new BaselineError('RSN_BASELINE_NOT_RESOURCELIST', `${url} is a ${h.kind}, not a Resource List`, { url, kind: h.kind });
+        if (
+          h.kind !== 'resource-list' &&
+          h.kind !== 'resource-list-index' &&
+          h.capability !== 'resourcelist'
+        ) {
+          throw new BaselineError(
+            'RSN_BASELINE_NOT_RESOURCELIST',
+            `${url} is a ${h.kind}, not a Resource List`,
+            { url, kind: h.kind },
+          );
         }
         isIndex = h.root === 'sitemapindex';
         if (depth === 0) {
-          if (h.md.at === undefined) throw new BaselineError('RSN_BASELINE_NO_AT', `${url} has no rs:md/@at`, { url });
+          if (h.md.at === undefined)
+            throw new BaselineError('RSN_BASELINE_NO_AT', `${url} has no rs:md/@at`, { url });
           yield { type: 'at', at: h.md.at };
         }
         continue;
@@ -55,7 +77,12 @@ export async function* readResourceList(http: HttpGetter, url: string, depth = 0
     await res.dump();
   }
   if (isIndex) {
-    if (depth >= MAX_INDEX_DEPTH) throw new BaselineError('RSN_BASELINE_NOT_RESOURCELIST', `Resource List Indexes nested too deep at ${url}`, { url });
+    if (depth >= MAX_INDEX_DEPTH)
+      throw new BaselineError(
+        'RSN_BASELINE_NOT_RESOURCELIST',
+        `Resource List Indexes nested too deep at ${url}`,
+        { url },
+      );
     for (const child of children) yield* readResourceList(http, child, depth + 1);
   }
 }

@@ -28,7 +28,12 @@ export interface BaselineResult {
 
 const IN_FLIGHT_BATCHES = 4;
 
-export async function runBaseline(resourceListUrl: string, http: HttpGetter, mirror: Mirror, options: BaselineOptions = {}): Promise<BaselineResult> {
+export async function runBaseline(
+  resourceListUrl: string,
+  http: HttpGetter,
+  mirror: Mirror,
+  options: BaselineOptions = {},
+): Promise<BaselineResult> {
   const batchSize = options.batchSize ?? 256;
   const failed: ApplyResult[] = [];
   const listed = options.previousUris ? new Set<string>() : undefined;
@@ -55,14 +60,19 @@ export async function runBaseline(resourceListUrl: string, http: HttpGetter, mir
   };
 
   for await (const ev of readResourceList(http, resourceListUrl)) {
-    if (ev.type === 'at') { at = ev.at; continue; }
+    if (ev.type === 'at') {
+      at = ev.at;
+      continue;
+    }
     const e = ev.entry;
     resources++;
     listed?.add(e.loc);
     // The snapshot time stands for the change time: a resource the mirror already holds from a
     // later change is left alone (idempotency in the mirror), everything else is fetched.
     batch.push({
-      uri: e.loc, change: 'updated', time: at!,
+      uri: e.loc,
+      change: 'updated',
+      time: at!,
       ...(e.lastmod ? { lastmod: e.lastmod } : {}),
       ...(e.md?.hash ? { hash: e.md.hash } : {}),
       ...(e.md?.length !== undefined ? { length: e.md.length } : {}),

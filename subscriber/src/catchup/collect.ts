@@ -2,11 +2,26 @@
 // and collects the changes in [from, to] in document order, with how far the lists provably cover.
 // No SQLite and no timers: HTTP through the injected getter, the caller applies and moves the position.
 import {
-  compareDateTime, dateTimeFromMillis, entryToChange, parseHttpDate, RsnotifyError, streamDocument,
-  type Change, type DateTime, type DocumentHeader, type Entry, type ErrorDetails,
+  compareDateTime,
+  dateTimeFromMillis,
+  entryToChange,
+  parseHttpDate,
+  RsnotifyError,
+  streamDocument,
+  type Change,
+  type DateTime,
+  type DocumentHeader,
+  type Entry,
+  type ErrorDetails,
 } from '@rsnotify/shared';
 import { headerValue, type HttpGetter } from '../mirror/index.js';
-import { EntrySelector, joinsCoverage, provenInterval, type HistoryGoneReason, type ProvenInterval } from './coverage.js';
+import {
+  EntrySelector,
+  joinsCoverage,
+  provenInterval,
+  type HistoryGoneReason,
+  type ProvenInterval,
+} from './coverage.js';
 import type { SubscriberCodesOf } from '../errors/index.js';
 
 export interface CatchUpSource {
@@ -50,7 +65,8 @@ export class CatchUpError extends RsnotifyError<SubscriberCodesOf<'CatchUpError'
 const MAX_INDEX_DEPTH = 3;
 
 const before = (a: DateTime, b: DateTime): boolean => compareDateTime(a, b) < 0;
-const later = (a: DateTime | undefined, b: DateTime): DateTime => (a === undefined || before(a, b) ? b : a);
+const later = (a: DateTime | undefined, b: DateTime): DateTime =>
+  a === undefined || before(a, b) ? b : a;
 
 interface ListRef {
   readonly url: string;
@@ -73,7 +89,11 @@ function isIndex(header: DocumentHeader): boolean {
 }
 
 function isChangeListKind(header: DocumentHeader): boolean {
-  return header.kind === 'change-list' || header.kind === 'change-list-index' || header.capability === 'changelist';
+  return (
+    header.kind === 'change-list' ||
+    header.kind === 'change-list-index' ||
+    header.capability === 'changelist'
+  );
 }
 
 class Collector {
@@ -85,7 +105,10 @@ class Collector {
   /** An entry after `to` was seen: later lists need not be read. */
   done = false;
 
-  constructor(private readonly from: DateTime, private readonly to: DateTime | undefined) {}
+  constructor(
+    private readonly from: DateTime,
+    private readonly to: DateTime | undefined,
+  ) {}
 
   /** Coverage starts (or continues) only when the list's proven start reaches what is covered. */
   join(interval: Pick<ProvenInterval, 'start' | 'startProvenBy'>): boolean {
@@ -120,8 +143,13 @@ class Collector {
  * joins the coverage only once its earliest entry is known to reach back far enough.
  */
 async function readList(
-  c: Collector, from: DateTime, to: DateTime | undefined, header: DocumentHeader,
-  entries: AsyncIterator<Entry>, responseDate: DateTime | undefined, indexFrom: DateTime | undefined,
+  c: Collector,
+  from: DateTime,
+  to: DateTime | undefined,
+  header: DocumentHeader,
+  entries: AsyncIterator<Entry>,
+  responseDate: DateTime | undefined,
+  indexFrom: DateTime | undefined,
 ): Promise<void> {
   const listFrom = header.md.from ?? indexFrom;
   let joined = false;
@@ -157,19 +185,32 @@ async function readList(
   for (const x of selector.end()) c.add(x);
   if (selector.stopped && to !== undefined) c.cover(to);
   const proven = provenInterval({
-    ...(header.md.until ? { until: header.md.until } : responseDate ? { readAt: responseDate } : {}),
+    ...(header.md.until
+      ? { until: header.md.until }
+      : responseDate
+        ? { readAt: responseDate }
+        : {}),
     ...(latestTime ? { latestEntry: latestTime } : {}),
   });
   if (proven.end !== undefined) c.cover(proven.end);
 }
 
-async function open(http: HttpGetter, url: string): Promise<{
-  header: DocumentHeader; entries: AsyncIterator<Entry>; date: DateTime | undefined; finish(): Promise<void>;
+async function open(
+  http: HttpGetter,
+  url: string,
+): Promise<{
+  header: DocumentHeader;
+  entries: AsyncIterator<Entry>;
+  date: DateTime | undefined;
+  finish(): Promise<void>;
 }> {
   const res = await http.stream(url, { timeoutMs: 120_000 });
   if (res.status !== 200) {
     await res.dump();
-    throw new CatchUpError('RSN_CATCHUP_HTTP_STATUS', `GET ${url}: HTTP ${res.status}`, { url, status: res.status });
+    throw new CatchUpError('RSN_CATCHUP_HTTP_STATUS', `GET ${url}: HTTP ${res.status}`, {
+      url,
+      status: res.status,
+    });
   }
   const dateMs = parseHttpDate(headerValue(res.headers, 'date'));
   const events = streamDocument(res.body, { baseUrl: res.url });
@@ -179,7 +220,10 @@ async function open(http: HttpGetter, url: string): Promise<{
     for (;;) {
       const ev = await events.next();
       if (ev.done) break;
-      if (ev.value.type === 'header') { header = ev.value.header; break; }
+      if (ev.value.type === 'header') {
+        header = ev.value.header;
+        break;
+      }
       pending.push(ev.value.entry); // header comes first by contract; tolerate otherwise
     }
   } catch (err) {
@@ -188,7 +232,9 @@ async function open(http: HttpGetter, url: string): Promise<{
   }
   if (!header) {
     await res.dump();
-    throw new CatchUpError('RSN_CATCHUP_NOT_CHANGELIST', `${url} is not a ResourceSync document`, { url });
+    throw new CatchUpError('RSN_CATCHUP_NOT_CHANGELIST', `${url} is not a ResourceSync document`, {
+      url,
+    });
   }
   const entries: AsyncIterator<Entry> = {
     async next() {
@@ -212,27 +258,47 @@ async function open(http: HttpGetter, url: string): Promise<{
 }
 
 async function walk(
-  http: HttpGetter, url: string, c: Collector, from: DateTime, to: DateTime | undefined, depth: number, indexFrom?: DateTime,
+  http: HttpGetter,
+  url: string,
+  c: Collector,
+  from: DateTime,
+  to: DateTime | undefined,
+  depth: number,
+  indexFrom?: DateTime,
 ): Promise<void> {
   const doc = await open(http, url);
   try {
     if (!isChangeListKind(doc.header)) {
-      throw new CatchUpError('RSN_CATCHUP_NOT_CHANGELIST', `${url} is a ${doc.header.kind}, not a Change List or Change List Index`, {
-        url, kind: doc.header.kind,
-      });
+      throw new CatchUpError(
+        'RSN_CATCHUP_NOT_CHANGELIST',
+        `${url} is a ${doc.header.kind}, not a Change List or Change List Index`,
+        {
+          url,
+          kind: doc.header.kind,
+        },
+      );
     }
     if (!isIndex(doc.header)) {
       await readList(c, from, to, doc.header, doc.entries, doc.date, indexFrom);
       return;
     }
-    if (depth >= MAX_INDEX_DEPTH) throw new CatchUpError('RSN_CATCHUP_TOO_DEEP', `Change List Indexes nested deeper than ${MAX_INDEX_DEPTH} at ${url}`, { url });
+    if (depth >= MAX_INDEX_DEPTH)
+      throw new CatchUpError(
+        'RSN_CATCHUP_TOO_DEEP',
+        `Change List Indexes nested deeper than ${MAX_INDEX_DEPTH} at ${url}`,
+        { url },
+      );
     // RC-24: the index lists its Change Lists in forward chronological order.
     const lists: ListRef[] = [];
     for (;;) {
       const next = await doc.entries.next();
       if (next.done) break;
       const e = next.value;
-      lists.push({ url: e.loc, ...(e.md?.from ? { from: e.md.from } : {}), ...(e.md?.until ? { until: e.md.until } : {}) });
+      lists.push({
+        url: e.loc,
+        ...(e.md?.from ? { from: e.md.from } : {}),
+        ...(e.md?.until ? { until: e.md.until } : {}),
+      });
     }
     await doc.finish();
     // The oldest list starts after `from`: the Source no longer keeps that history.
@@ -245,7 +311,15 @@ async function walk(
       if (c.done || c.historyGone) break;
       // Entirely before `from`: already applied; a later list proves the rest.
       if (!overlaps(list, from, to)) continue;
-      await walk(http, list.url, c, from, to, depth + 1, list.from ?? (i === 0 ? doc.header.md.from : undefined));
+      await walk(
+        http,
+        list.url,
+        c,
+        from,
+        to,
+        depth + 1,
+        list.from ?? (i === 0 ? doc.header.md.from : undefined),
+      );
     }
   } finally {
     await doc.finish();
@@ -256,13 +330,24 @@ async function walk(
  * Collects every change in [from, to] from the Change List (Index) at `src.changeListUrl`.
  * `to` undefined = up to whatever the lists hold now (polling mode, the `sync` command).
  */
-export async function collectChanges(src: CatchUpSource, from: DateTime, to: DateTime | undefined, http: HttpGetter): Promise<CatchUpResult> {
+export async function collectChanges(
+  src: CatchUpSource,
+  from: DateTime,
+  to: DateTime | undefined,
+  http: HttpGetter,
+): Promise<CatchUpResult> {
   const c = new Collector(from, to);
   await walk(http, src.changeListUrl, c, from, to, 0);
-  if (c.historyGone) return { changes: c.changes, historyGone: true, historyGoneReason: c.historyGone };
+  if (c.historyGone)
+    return { changes: c.changes, historyGone: true, historyGoneReason: c.historyGone };
   let coveredTo = c.covered;
   if (coveredTo !== undefined && to !== undefined && before(to, coveredTo)) coveredTo = to;
   // Coverage that does not get past `from` proves nothing new.
   if (coveredTo !== undefined && !before(from, coveredTo)) coveredTo = undefined;
-  return { changes: c.changes, ...(coveredTo ? { coveredTo } : {}), historyGone: false, reachesPosition: c.covered !== undefined };
+  return {
+    changes: c.changes,
+    ...(coveredTo ? { coveredTo } : {}),
+    historyGone: false,
+    reachesPosition: c.covered !== undefined,
+  };
 }

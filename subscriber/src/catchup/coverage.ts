@@ -45,23 +45,35 @@ export interface ProvenInterval {
 /** RC-21/RC-22: what interval one Change List proves complete. */
 export function provenInterval(list: ListFacts): ProvenInterval {
   const start = list.from ?? list.earliestEntry;
-  const startProvenBy = list.from !== undefined ? 'from' : list.earliestEntry !== undefined ? 'earliest-entry' : 'nothing';
+  const startProvenBy =
+    list.from !== undefined
+      ? 'from'
+      : list.earliestEntry !== undefined
+        ? 'earliest-entry'
+        : 'nothing';
   // A closed list ends at its until; an open one at its newest entry or the moment it was served.
   const end = list.until ?? latest(list.latestEntry, list.readAt);
   return { ...(start ? { start } : {}), startProvenBy, ...(end ? { end } : {}) };
 }
 
-export type JoinDecision = { readonly joins: true } | { readonly joins: false; readonly reason: HistoryGoneReason };
+export type JoinDecision =
+  { readonly joins: true } | { readonly joins: false; readonly reason: HistoryGoneReason };
 
 /**
  * Does a list whose proven interval starts at `start` continue coverage that reaches `reach` (the
  * position, or what earlier lists proved)? A change at exactly `reach` may sit in either interval
  * (RC-25, RN-11), so equality joins.
  */
-export function joinsCoverage(reach: DateTime, interval: Pick<ProvenInterval, 'start' | 'startProvenBy'>): JoinDecision {
+export function joinsCoverage(
+  reach: DateTime,
+  interval: Pick<ProvenInterval, 'start' | 'startProvenBy'>,
+): JoinDecision {
   if (interval.start === undefined) return { joins: false, reason: 'no-from' };
   if (!before(reach, interval.start)) return { joins: true };
-  return { joins: false, reason: interval.startProvenBy === 'from' ? 'from-after-position' : 'no-from' };
+  return {
+    joins: false,
+    reason: interval.startProvenBy === 'from' ? 'from-after-position' : 'no-from',
+  };
 }
 
 /**
@@ -76,7 +88,11 @@ export class EntrySelector {
   stopped = false;
 
   /** `allNew`: the document itself starts at or after `after` (its `from` >= the position). */
-  constructor(private readonly after: DateTime, private readonly to: DateTime | undefined, allNew: boolean) {
+  constructor(
+    private readonly after: DateTime,
+    private readonly to: DateTime | undefined,
+    allNew: boolean,
+  ) {
     this.started = allNew;
   }
 
@@ -137,7 +153,8 @@ const REFUSED_CODES = new Set(['RSN_PATH_ESCAPE', 'RSN_PATH_UNMAPPABLE']);
 
 export function classifyFailure(error: FailureFacts): FailureKind {
   if (REFUSED_CODES.has(error.code)) return 'refused';
-  if (error.code === 'RSN_HTTP_STATUS' && (error.status === 404 || error.status === 410)) return 'gone';
+  if (error.code === 'RSN_HTTP_STATUS' && (error.status === 404 || error.status === 410))
+    return 'gone';
   if (error.code === 'RSN_HASH_MISMATCH' || error.code === 'RSN_LENGTH_MISMATCH') return 'mismatch';
   return 'blocking';
 }
@@ -163,11 +180,15 @@ export interface KnownFailure {
  * the interval), the failures that remain: an outdatable failure goes away when a later change of the
  * same URI is known (later in time, or either without a time: document order says later).
  */
-export function remainingFailures<F extends KnownFailure>(failures: readonly F[], later: Iterable<Pick<Change, 'uri' | 'time'>>): F[] {
+export function remainingFailures<F extends KnownFailure>(
+  failures: readonly F[],
+  later: Iterable<Pick<Change, 'uri' | 'time'>>,
+): F[] {
   const newest = new Map<string, DateTime | null>();
   for (const c of later) {
     if (c.time === undefined) newest.set(c.uri, null);
-    else if (newest.get(c.uri) !== null) newest.set(c.uri, latest(newest.get(c.uri) ?? undefined, c.time)!);
+    else if (newest.get(c.uri) !== null)
+      newest.set(c.uri, latest(newest.get(c.uri) ?? undefined, c.time)!);
   }
   return failures.filter((f) => {
     if (!isOutdatable(f.kind) || !newest.has(f.uri)) return true;

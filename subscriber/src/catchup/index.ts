@@ -4,6 +4,19 @@
 export { CatchUpError, collectChanges } from './collect.js';
 export type { CatchUpResult, CatchUpSource } from './collect.js';
 export {
-  classifyFailure, EntrySelector, holdsPosition, isOutdatable, joinsCoverage, provenInterval, remainingFailures,
+  classifyFailure,
+  EntrySelector,
+  holdsPosition,
+  isOutdatable,
+  joinsCoverage,
+  provenInterval,
+  remainingFailures,
 } from './coverage.js';
-export type { FailureKind, HistoryGoneReason, JoinDecision, KnownFailure, ListFacts, ProvenInterval } from './coverage.js';
+export type {
+  FailureKind,
+  HistoryGoneReason,
+  JoinDecision,
+  KnownFailure,
+  ListFacts,
+  ProvenInterval,
+} from './coverage.js';

@@ -44,7 +44,10 @@ export const SUBSCRIBER_ERRORS = {
     meaning: 'the mirror closed before the change applied',
   },
   RSN_STORE_CLOSED: { class: 'StoreError', meaning: 'a store operation after the store closed' },
-  RSN_STORE_OPEN_FAILED: { class: 'StoreError', meaning: 'the subscriber database cannot be opened' },
+  RSN_STORE_OPEN_FAILED: {
+    class: 'StoreError',
+    meaning: 'the subscriber database cannot be opened',
+  },
   RSN_STATUS_UNAUTHORIZED: {
     class: 'outcome',
     meaning: 'a status page request without the status token (401)',

@@ -33,7 +33,16 @@ export function hookEnv(change: AppliedChange): Record<string, string> {
   };
 }
 
-export function createHookRunner(hook: HookConfig, deps: { logger: Logger; dispatcher: Dispatcher; outbound: OutboundPolicy; concurrency?: number; timeoutMs?: number }): HookRunner {
+export function createHookRunner(
+  hook: HookConfig,
+  deps: {
+    logger: Logger;
+    dispatcher: Dispatcher;
+    outbound: OutboundPolicy;
+    concurrency?: number;
+    timeoutMs?: number;
+  },
+): HookRunner {
   const queue: AppliedChange[] = [];
   let active = 0;
   const limit = deps.concurrency ?? 2;
@@ -42,12 +51,30 @@ export function createHookRunner(hook: HookConfig, deps: { logger: Logger; dispa
 
   const runOne = async (change: AppliedChange): Promise<void> => {
     if ('command' in hook) {
-      const [file, args] = typeof hook.command === 'string' ? ['/bin/sh', ['-c', hook.command]] : [hook.command[0]!, hook.command.slice(1)];
+      const [file, args] =
+        typeof hook.command === 'string'
+          ? ['/bin/sh', ['-c', hook.command]]
+          : [hook.command[0]!, hook.command.slice(1)];
       await new Promise<void>((resolve) => {
-        execFile(file, args, { env: { ...process.env, ...hookEnv(change) }, timeout, maxBuffer: 256 * 1024 }, (err, _stdout, stderr) => {
-          if (err) deps.logger.warn({ event: 'hook.failed', uri: change.uri, kind: 'command', error: err.message, stderr: String(stderr).slice(0, 500) }, 'hook.failed');
-          resolve();
-        });
+        execFile(
+          file,
+          args,
+          { env: { ...process.env, ...hookEnv(change) }, timeout, maxBuffer: 256 * 1024 },
+          (err, _stdout, stderr) => {
+            if (err)
+              deps.logger.warn(
+                {
+                  event: 'hook.failed',
+                  uri: change.uri,
+                  kind: 'command',
+                  error: err.message,
+                  stderr: String(stderr).slice(0, 500),
+                },
+                'hook.failed',
+              );
+            resolve();
+          },
+        );
       });
       return;
     }
@@ -62,9 +89,16 @@ export function createHookRunner(hook: HookConfig, deps: { logger: Logger; dispa
         bodyTimeout: timeout,
       });
       await res.body.dump();
-      if (res.statusCode >= 300) deps.logger.warn({ event: 'hook.failed', uri: change.uri, kind: 'url', status: res.statusCode }, 'hook.failed');
+      if (res.statusCode >= 300)
+        deps.logger.warn(
+          { event: 'hook.failed', uri: change.uri, kind: 'url', status: res.statusCode },
+          'hook.failed',
+        );
     } catch (err) {
-      deps.logger.warn({ event: 'hook.failed', uri: change.uri, kind: 'url', error: (err as Error).message }, 'hook.failed');
+      deps.logger.warn(
+        { event: 'hook.failed', uri: change.uri, kind: 'url', error: (err as Error).message },
+        'hook.failed',
+      );
     }
   };
 
@@ -91,7 +125,10 @@ export function createHookRunner(hook: HookConfig, deps: { logger: Logger; dispa
     },
     async drain(timeoutMs = 10_000) {
       if (active === 0 && queue.length === 0) return;
-      await Promise.race([new Promise<void>((r) => idle.push(r)), new Promise<void>((r) => setTimeout(r, timeoutMs).unref())]);
+      await Promise.race([
+        new Promise<void>((r) => idle.push(r)),
+        new Promise<void>((r) => setTimeout(r, timeoutMs).unref()),
+      ]);
     },
   };
 }

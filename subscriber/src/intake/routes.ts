@@ -5,7 +5,11 @@ import type { IncomingMessage } from 'node:http';
 import { Hono, type Context } from 'hono';
 import { verifySignature, WEBSUB } from '@rsnotify/shared';
 import {
-  drainRefused, readLimitedBody, readLimitedWebBody, UNREAD_BODY_DRAIN, type BodyRead,
+  drainRefused,
+  readLimitedBody,
+  readLimitedWebBody,
+  UNREAD_BODY_DRAIN,
+  type BodyRead,
 } from '@rsnotify/service-kit';
 import type { Logger } from 'pino';
 import type { SubscriberMetrics } from '../observability/index.js';
@@ -25,7 +29,12 @@ export interface IntakeDeps {
   readonly basePath: string;
   readonly sourceName: (sourceId: number) => string;
   /** A delivery was committed to the inbox (called after the answer is on its way). */
-  readonly onDelivered: (sourceId: number, inboxId: number, body: Buffer, receivedAt: number) => void;
+  readonly onDelivered: (
+    sourceId: number,
+    inboxId: number,
+    body: Buffer,
+    receivedAt: number,
+  ) => void;
   /** A verification changed a subscription (verified, unsubscribed, denied). */
   readonly onSubscriptionChanged: (rec: SubscriptionRecord) => void;
 }
@@ -54,21 +63,42 @@ export function createIntakeApp(deps: IntakeDeps): Hono {
     if (incoming) {
       let hosts = 0;
       const raw = incoming.rawHeaders;
-      for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') hosts++;
+      for (let i = 0; i < raw.length; i += 2)
+        if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') hosts++;
       const te = incoming.headers['transfer-encoding'];
-      const status = hosts > 1 ? 400 : te !== undefined && te.trim().toLowerCase() !== 'chunked' ? 501 : undefined;
+      const status =
+        hosts > 1
+          ? 400
+          : te !== undefined && te.trim().toLowerCase() !== 'chunked'
+            ? 501
+            : undefined;
       if (status !== undefined) {
         leaveBodyUnread(c);
         metrics.deliveriesRejected.inc({ status: String(status) });
-        logger.info({ event: 'request.rejected', status, reason: status === 400 ? 'duplicate_host' : 'transfer_encoding' }, 'request.rejected');
-        return c.text(status === 400 ? 'more than one Host header' : 'only chunked Transfer-Encoding is supported', status, status === 501 ? { connection: 'close' } : {});
+        logger.info(
+          {
+            event: 'request.rejected',
+            status,
+            reason: status === 400 ? 'duplicate_host' : 'transfer_encoding',
+          },
+          'request.rejected',
+        );
+        return c.text(
+          status === 400
+            ? 'more than one Host header'
+            : 'only chunked Transfer-Encoding is supported',
+          status,
+          status === 501 ? { connection: 'close' } : {},
+        );
       }
     }
     await next();
   });
 
   app.get('/healthz', (c) => c.text('ok'));
-  app.get('/metrics', async (c) => c.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType }));
+  app.get('/metrics', async (c) =>
+    c.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType }),
+  );
 
   app.get(callbackPath, async (c) => {
     const rec = await repo.findSubscriptionByToken(c.req.param('token') ?? '');
@@ -82,19 +112,45 @@ export function createIntakeApp(deps: IntakeDeps): Hono {
     };
     const decision = decideVerification(rec, q, now, deps.leasePolicy);
     if (decision.kind === 'reject' || !rec) {
-      logger.info({ event: 'verification.refused', mode: q.mode, topic: q.topic, why: decision.kind === 'reject' ? decision.why : 'unknown' }, 'verification.refused');
+      logger.info(
+        {
+          event: 'verification.refused',
+          mode: q.mode,
+          topic: q.topic,
+          why: decision.kind === 'reject' ? decision.why : 'unknown',
+        },
+        'verification.refused',
+      );
       return c.text('not found', 404); // WS-8
     }
     const updated = await repo.updateSubscription(rec.id, decision.patch);
     cache.delete(rec.callbackToken);
     const source = deps.sourceName(rec.sourceId);
     if (decision.kind === 'denied') {
-      logger.warn({ event: 'subscription.denied', source, subscriptionId: rec.id, topic: rec.topic, hub: rec.hub, reason: q.reason }, 'subscription.denied');
+      logger.warn(
+        {
+          event: 'subscription.denied',
+          source,
+          subscriptionId: rec.id,
+          topic: rec.topic,
+          hub: rec.hub,
+          reason: q.reason,
+        },
+        'subscription.denied',
+      );
       if (updated) deps.onSubscriptionChanged(updated);
       return c.text('', 200); // WS-10: 2xx, recorded
     }
     logger.info(
-      { event: decision.event, source, subscriptionId: rec.id, topic: rec.topic, hub: rec.hub, leaseSeconds: decision.patch.leaseSeconds, leaseExpiresAt: decision.patch.leaseExpiresAt },
+      {
+        event: decision.event,
+        source,
+        subscriptionId: rec.id,
+        topic: rec.topic,
+        hub: rec.hub,
+        leaseSeconds: decision.patch.leaseSeconds,
+        leaseExpiresAt: decision.patch.leaseExpiresAt,
+      },
       decision.event,
     );
     if (updated) deps.onSubscriptionChanged(updated);
@@ -103,72 +159,95 @@ export function createIntakeApp(deps: IntakeDeps): Hono {
   });
 
   app.post(callbackPath, async (c) => {
-      const declared = Number(c.req.header('content-length'));
-      if (Number.isFinite(declared) && declared > deps.maxBodyBytes) {
-        leaveBodyUnread(c);
-        return tooLarge(c);
+    const declared = Number(c.req.header('content-length'));
+    if (Number.isFinite(declared) && declared > deps.maxBodyBytes) {
+      leaveBodyUnread(c);
+      return tooLarge(c);
+    }
+    const rec = await lookup(c.req.param('token') ?? '');
+    const acceptance = decideDelivery(rec);
+    if (acceptance.kind === 'unknown' || !rec) {
+      leaveBodyUnread(c);
+      metrics.deliveriesRejected.inc({ status: '404' });
+      return c.text('not found', 404);
+    }
+    if (acceptance.kind === 'gone') {
+      leaveBodyUnread(c);
+      metrics.deliveriesRejected.inc({ status: '410' });
+      return c.text('gone', 410); // WS-12
+    }
+    const read = await readBody(c, deps.maxBodyBytes);
+    if (!read.ok) {
+      if (read.status === 413) return tooLarge(c);
+      metrics.deliveriesRejected.inc({ status: String(read.status) });
+      logger.info(
+        { event: 'delivery.rejected', status: read.status, code: read.code },
+        'delivery.rejected',
+      );
+      return c.text(read.reason, read.status);
+    }
+    const body = read.bytes;
+    const source = deps.sourceName(rec.sourceId);
+    if (rec.secret) {
+      const check = verifySignature(c.req.header('x-hub-signature'), rec.secret, body);
+      if (!check.ok && check.reason === 'missing') {
+        // WS-16: refuse unsigned deliveries with a non-2xx that is not 410 (which would end it).
+        metrics.deliveriesRejected.inc({ status: '403' });
+        logger.warn(
+          { event: 'delivery.unsigned', source, subscriptionId: rec.id },
+          'delivery.unsigned',
+        );
+        return c.text('signature required', 403);
       }
-      const rec = await lookup(c.req.param('token') ?? '');
-      const acceptance = decideDelivery(rec);
-      if (acceptance.kind === 'unknown' || !rec) {
-        leaveBodyUnread(c);
-        metrics.deliveriesRejected.inc({ status: '404' });
-        return c.text('not found', 404);
+      if (!check.ok) {
+        // WS-15: a wrong signature is ignored locally; the 2xx keeps the hub from retrying a forgery.
+        metrics.deliveriesIgnored.inc({ source, reason: check.reason });
+        await repo.countIgnoredDelivery(rec.sourceId);
+        logger.warn(
+          { event: 'delivery.bad_signature', source, subscriptionId: rec.id, reason: check.reason },
+          'delivery.bad_signature',
+        );
+        return c.body(null, 202);
       }
-      if (acceptance.kind === 'gone') {
-        leaveBodyUnread(c);
-        metrics.deliveriesRejected.inc({ status: '410' });
-        return c.text('gone', 410); // WS-12
-      }
-      const read = await readBody(c, deps.maxBodyBytes);
-      if (!read.ok) {
-        if (read.status === 413) return tooLarge(c);
-        metrics.deliveriesRejected.inc({ status: String(read.status) });
-        logger.info({ event: 'delivery.rejected', status: read.status, code: read.code }, 'delivery.rejected');
-        return c.text(read.reason, read.status);
-      }
-      const body = read.bytes;
-      const source = deps.sourceName(rec.sourceId);
-      if (rec.secret) {
-        const check = verifySignature(c.req.header('x-hub-signature'), rec.secret, body);
-        if (!check.ok && check.reason === 'missing') {
-          // WS-16: refuse unsigned deliveries with a non-2xx that is not 410 (which would end it).
-          metrics.deliveriesRejected.inc({ status: '403' });
-          logger.warn({ event: 'delivery.unsigned', source, subscriptionId: rec.id }, 'delivery.unsigned');
-          return c.text('signature required', 403);
-        }
-        if (!check.ok) {
-          // WS-15: a wrong signature is ignored locally; the 2xx keeps the hub from retrying a forgery.
-          metrics.deliveriesIgnored.inc({ source, reason: check.reason });
-          await repo.countIgnoredDelivery(rec.sourceId);
-          logger.warn({ event: 'delivery.bad_signature', source, subscriptionId: rec.id, reason: check.reason }, 'delivery.bad_signature');
-          return c.body(null, 202);
-        }
-      }
-      let id: number;
-      const receivedAt = deps.clock();
-      try {
-        id = await repo.insertInbox({
-          sourceId: rec.sourceId,
-          subscriptionId: rec.id,
-          receivedAt,
-          ...(c.req.header('content-type') ? { contentType: c.req.header('content-type')! } : {}),
-          body,
-          signature: rec.secret ? 'ok' : 'unsigned',
-        });
-      } catch (err) {
-        logger.error({ event: 'delivery.store_failed', source, error: (err as Error).message }, 'delivery.store_failed');
-        return c.text('could not store', 503);
-      }
-      metrics.deliveriesReceived.inc({ source });
-      logger.debug({ event: 'notification.received', source, inboxId: id, bytes: body.length }, 'notification.received');
-      setImmediate(() => deps.onDelivered(rec.sourceId, id, body, receivedAt));
-      return c.body(null, 202);
+    }
+    let id: number;
+    const receivedAt = deps.clock();
+    try {
+      id = await repo.insertInbox({
+        sourceId: rec.sourceId,
+        subscriptionId: rec.id,
+        receivedAt,
+        ...(c.req.header('content-type') ? { contentType: c.req.header('content-type')! } : {}),
+        body,
+        signature: rec.secret ? 'ok' : 'unsigned',
+      });
+    } catch (err) {
+      logger.error(
+        { event: 'delivery.store_failed', source, error: (err as Error).message },
+        'delivery.store_failed',
+      );
+      return c.text('could not store', 503);
+    }
+    metrics.deliveriesReceived.inc({ source });
+    logger.debug(
+      { event: 'notification.received', source, inboxId: id, bytes: body.length },
+      'notification.received',
+    );
+    setImmediate(() => deps.onDelivered(rec.sourceId, id, body, receivedAt));
+    return c.body(null, 202);
   });
 
   function tooLarge(c: Context): Response {
     metrics.deliveriesRejected.inc({ status: '413' });
-    logger.info({ event: 'delivery.rejected', status: 413, code: 'RSN_BODY_TOO_LARGE', maxBytes: deps.maxBodyBytes }, 'delivery.rejected');
+    logger.info(
+      {
+        event: 'delivery.rejected',
+        status: 413,
+        code: 'RSN_BODY_TOO_LARGE',
+        maxBytes: deps.maxBodyBytes,
+      },
+      'delivery.rejected',
+    );
     return c.text('payload too large', 413);
   }
 

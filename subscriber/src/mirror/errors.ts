@@ -16,7 +16,11 @@ import type { SubscriberCodesOf } from '../errors/index.js';
 export type MirrorErrorCode = SubscriberCodesOf<'MirrorError'>;
 
 export class MirrorError extends RsnotifyError<MirrorErrorCode> {
-  constructor(code: MirrorErrorCode, message: string, options: { cause?: unknown; details?: ErrorDetails } = {}) {
+  constructor(
+    code: MirrorErrorCode,
+    message: string,
+    options: { cause?: unknown; details?: ErrorDetails } = {},
+  ) {
     super(code, message, options);
     this.name = 'MirrorError';
   }

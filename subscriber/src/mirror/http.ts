@@ -73,7 +73,11 @@ export function createHttpGetter(options: HttpGetterOptions): HttpGetter {
   const defaultMaxBytes = options.maxBytes ?? 64 * 1024 * 1024;
   const policy = { allowPrivateNetworks: options.allowPrivateNetworks };
 
-  async function open(url: string, opts: Omit<GetOptions, 'maxBytes'>, signal: AbortSignal): Promise<HttpStream> {
+  async function open(
+    url: string,
+    opts: Omit<GetOptions, 'maxBytes'>,
+    signal: AbortSignal,
+  ): Promise<HttpStream> {
     let current = url;
     for (let hop = 0; ; hop++) {
       checkOutboundUrl(current, policy);
@@ -84,7 +88,12 @@ export function createHttpGetter(options: HttpGetterOptions): HttpGetter {
         headers: { 'user-agent': userAgent, ...opts.headers },
       });
       const location = headerValue(res.headers, 'location');
-      if ((opts.followRedirects ?? true) && REDIRECTS.has(res.statusCode) && location && hop < MAX_REDIRECTS) {
+      if (
+        (opts.followRedirects ?? true) &&
+        REDIRECTS.has(res.statusCode) &&
+        location &&
+        hop < MAX_REDIRECTS
+      ) {
         await res.body.dump();
         current = new URL(location, current).href;
         continue;
@@ -95,7 +104,9 @@ export function createHttpGetter(options: HttpGetterOptions): HttpGetter {
         status: res.statusCode,
         headers: res.headers,
         body,
-        dump: async () => { await body.dump().catch(() => undefined); },
+        dump: async () => {
+          await body.dump().catch(() => undefined);
+        },
       };
     }
   }
@@ -122,7 +133,12 @@ export function createHttpGetter(options: HttpGetterOptions): HttpGetter {
         await res.dump();
         throw err;
       }
-      return { url: res.url, status: res.status, headers: res.headers, body: Buffer.concat(chunks, size) };
+      return {
+        url: res.url,
+        status: res.status,
+        headers: res.headers,
+        body: Buffer.concat(chunks, size),
+      };
     },
 
     async stream(url, opts = {}) {
@@ -136,5 +152,7 @@ export function createHttpGetter(options: HttpGetterOptions): HttpGetter {
 }
 
 function tooLarge(url: string, maxBytes: number): MirrorError {
-  return new MirrorError('RSN_HTTP_TOO_LARGE', `response from ${url} exceeds ${maxBytes} bytes`, { details: { url, maxBytes } });
+  return new MirrorError('RSN_HTTP_TOO_LARGE', `response from ${url} exceeds ${maxBytes} bytes`, {
+    details: { url, maxBytes },
+  });
 }

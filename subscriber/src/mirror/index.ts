@@ -2,8 +2,22 @@
 // getter (also used by catchup/, baseline/, audit/ and CONTROL's discovery), the URI -> path mapping,
 // the pure retry policy, the verifying atomic writer, and the per-URI-ordered, parallel applier.
 export { createHttpGetter, headerValue } from './http.js';
-export type { GetOptions, HttpGetter, HttpGetterOptions, HttpHeaders, HttpResponse, HttpStream } from './http.js';
-export { escapeName, INDEX_FILE_NAME, isTempFileName, SELF_FILE_NAME, TEMP_FILE_PREFIX, uriToMirrorPath } from './path.js';
+export type {
+  GetOptions,
+  HttpGetter,
+  HttpGetterOptions,
+  HttpHeaders,
+  HttpResponse,
+  HttpStream,
+} from './http.js';
+export {
+  escapeName,
+  INDEX_FILE_NAME,
+  isTempFileName,
+  SELF_FILE_NAME,
+  TEMP_FILE_PREFIX,
+  uriToMirrorPath,
+} from './path.js';
 export { locateFile, removeFile } from './writer.js';
 export { migrateMirrorLayout, type LayoutMigration, type RecordedPath } from './migrate.js';
 export { decideRetry, isTransientNetworkError, parseRetryAfter } from './retry-policy.js';

@@ -20,7 +20,9 @@ export interface LayoutMigration {
 }
 
 export async function migrateMirrorLayout(
-  mirrorDir: string, recorded: readonly RecordedPath[], record: (uri: string, path: string) => Promise<void>,
+  mirrorDir: string,
+  recorded: readonly RecordedPath[],
+  record: (uri: string, path: string) => Promise<void>,
 ): Promise<LayoutMigration> {
   const dirs = new DirectoryCache(mirrorDir);
   let moved = 0;

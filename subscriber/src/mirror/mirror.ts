@@ -11,9 +11,14 @@ import { DirectoryCache, removeFile, writeVerified, type Expected } from './writ
 
 /** Implemented by the CONTROL side over the `resources` table. */
 export interface ResourceStateStore {
-  get(uri: string): Promise<{ lastChangeKey?: string; sha256?: string; length?: number } | undefined>;
+  get(
+    uri: string,
+  ): Promise<{ lastChangeKey?: string; sha256?: string; length?: number } | undefined>;
   /** null = deleted. */
-  set(uri: string, state: { lastChangeKey?: string; sha256?: string; length?: number; path: string } | null): Promise<void>;
+  set(
+    uri: string,
+    state: { lastChangeKey?: string; sha256?: string; length?: number; path: string } | null,
+  ): Promise<void>;
 }
 
 export interface ApplyResult {
@@ -77,14 +82,20 @@ const IN_MEMORY_BYTES = 64 * 1024;
  * Reads up to `limit` bytes ahead. `complete` when the whole body was read; `chunks` yields what was
  * read and then the rest of the body.
  */
-async function readAhead(body: AsyncIterable<Uint8Array>, limit: number): Promise<{ complete: boolean; chunks: AsyncIterable<Uint8Array> }> {
+async function readAhead(
+  body: AsyncIterable<Uint8Array>,
+  limit: number,
+): Promise<{ complete: boolean; chunks: AsyncIterable<Uint8Array> }> {
   const it = body[Symbol.asyncIterator]();
   const head: Uint8Array[] = [];
   let size = 0;
   let complete = false;
   while (size <= limit) {
     const next = await it.next();
-    if (next.done) { complete = true; break; }
+    if (next.done) {
+      complete = true;
+      break;
+    }
     head.push(next.value);
     size += next.value.length;
   }
@@ -124,8 +135,14 @@ class HostLimiter {
 
   async acquire(host: string): Promise<void> {
     let h = this.hosts.get(host);
-    if (!h) { h = { active: 0, waiting: [] }; this.hosts.set(host, h); }
-    if (h.active < this.limit) { h.active++; return; }
+    if (!h) {
+      h = { active: 0, waiting: [] };
+      this.hosts.set(host, h);
+    }
+    if (h.active < this.limit) {
+      h.active++;
+      return;
+    }
     await new Promise<void>((resolve) => h.waiting.push(resolve));
   }
 
@@ -133,7 +150,10 @@ class HostLimiter {
     const h = this.hosts.get(host);
     if (!h) return;
     const next = h.waiting.shift();
-    if (next) { next(); return; } // the slot passes straight to the next waiter
+    if (next) {
+      next();
+      return;
+    } // the slot passes straight to the next waiter
     h.active--;
     if (h.active === 0) this.hosts.delete(host);
   }
@@ -153,43 +173,79 @@ export function createMirror(options: MirrorOptions): Mirror {
 
   function sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const done = (): void => { clearTimeout(timer); sleeps.delete(done); resolve(); };
+      const done = (): void => {
+        clearTimeout(timer);
+        sleeps.delete(done);
+        resolve();
+      };
       const timer = setTimeout(done, ms);
       sleeps.add(done);
     });
   }
 
-  function result(change: Change, outcome: ApplyResult['outcome'], extra: Partial<ApplyResult> = {}): ApplyResult {
-    const r: ApplyResult = { uri: change.uri, change: change.change, outcome, ...(change.time ? { time: change.time } : {}), ...extra };
+  function result(
+    change: Change,
+    outcome: ApplyResult['outcome'],
+    extra: Partial<ApplyResult> = {},
+  ): ApplyResult {
+    const r: ApplyResult = {
+      uri: change.uri,
+      change: change.change,
+      outcome,
+      ...(change.time ? { time: change.time } : {}),
+      ...extra,
+    };
     return r;
   }
 
   function failure(change: Change, err: unknown, path?: string): ApplyResult {
     const { code, message } = describeError(err);
-    const status = err instanceof MirrorError && typeof err.details.status === 'number' ? err.details.status : undefined;
+    const status =
+      err instanceof MirrorError && typeof err.details.status === 'number'
+        ? err.details.status
+        : undefined;
     return result(change, 'failed', {
-      error: { code: code ?? 'RSN_FETCH_FAILED', message, ...(status === undefined ? {} : { status }) },
+      error: {
+        code: code ?? 'RSN_FETCH_FAILED',
+        message,
+        ...(status === undefined ? {} : { status }),
+      },
       ...(path ? { path } : {}),
     });
   }
 
   async function fetchInto(
-    change: Change, path: string, host: string, isSuperseded: () => boolean,
+    change: Change,
+    path: string,
+    host: string,
+    isSuperseded: () => boolean,
   ): Promise<{ sha256: string; length: number; path: string }> {
     for (let attempt = 1; ; attempt++) {
-      if (closed) throw new MirrorError('RSN_MIRROR_CLOSED', `mirror closed before ${change.uri} was fetched`, { details: { uri: change.uri } });
+      if (closed)
+        throw new MirrorError(
+          'RSN_MIRROR_CLOSED',
+          `mirror closed before ${change.uri} was fetched`,
+          { details: { uri: change.uri } },
+        );
       let outcome: FetchOutcome;
       let lastError: unknown;
       await limiter.acquire(host);
       let holding = true;
-      const release = (): void => { if (holding) { holding = false; limiter.release(host); } };
+      const release = (): void => {
+        if (holding) {
+          holding = false;
+          limiter.release(host);
+        }
+      };
       try {
         const res = await http.stream(change.uri, { timeoutMs: fetchTimeoutMs });
         if (res.status !== 200) {
           await res.dump();
           const retryAfter = headerValue(res.headers, 'retry-after');
           outcome = { kind: 'status', status: res.status, ...(retryAfter ? { retryAfter } : {}) };
-          lastError = new MirrorError('RSN_HTTP_STATUS', `GET ${change.uri}: HTTP ${res.status}`, { details: { uri: change.uri, status: res.status } });
+          lastError = new MirrorError('RSN_HTTP_STATUS', `GET ${change.uri}: HTTP ${res.status}`, {
+            details: { uri: change.uri, status: res.status },
+          });
         } else {
           try {
             const body = await readAhead(res.body, IN_MEMORY_BYTES);
@@ -204,7 +260,10 @@ export function createMirror(options: MirrorOptions): Mirror {
       } catch (err) {
         lastError = err;
         const code = describeError(err).code;
-        if (err instanceof MirrorError && (err.code === 'RSN_HASH_MISMATCH' || err.code === 'RSN_LENGTH_MISMATCH')) {
+        if (
+          err instanceof MirrorError &&
+          (err.code === 'RSN_HASH_MISMATCH' || err.code === 'RSN_LENGTH_MISMATCH')
+        ) {
           outcome = { kind: 'integrity', code: err.code };
         } else if (err instanceof MirrorError || !isTransientNetworkError(code)) {
           outcome = { kind: 'fatal', code: code ?? 'RSN_FETCH_FAILED' };
@@ -216,7 +275,9 @@ export function createMirror(options: MirrorOptions): Mirror {
       }
       const decision = decideRetry(outcome, attempt, clock(), {
         maxAttempts,
-        ...(options.retryBaseDelayMs === undefined ? {} : { baseDelayMs: options.retryBaseDelayMs }),
+        ...(options.retryBaseDelayMs === undefined
+          ? {}
+          : { baseDelayMs: options.retryBaseDelayMs }),
         ...(options.retryMaxDelayMs === undefined ? {} : { maxDelayMs: options.retryMaxDelayMs }),
       });
       if (decision.action === 'retry' && !isSuperseded()) {
@@ -224,13 +285,19 @@ export function createMirror(options: MirrorOptions): Mirror {
         continue;
       }
       if (lastError instanceof MirrorError) throw lastError;
-      throw new MirrorError(decision.action === 'fail' ? (decision.code as 'RSN_FETCH_FAILED') : 'RSN_FETCH_FAILED',
+      throw new MirrorError(
+        decision.action === 'fail' ? (decision.code as 'RSN_FETCH_FAILED') : 'RSN_FETCH_FAILED',
         `GET ${change.uri} failed after ${attempt} attempt(s): ${describeError(lastError).message}`,
-        { cause: lastError, details: { uri: change.uri, attempts: attempt } });
+        { cause: lastError, details: { uri: change.uri, attempts: attempt } },
+      );
     }
   }
 
-  async function applyOne(change: Change, isSuperseded: () => boolean, force: boolean): Promise<ApplyResult> {
+  async function applyOne(
+    change: Change,
+    isSuperseded: () => boolean,
+    force: boolean,
+  ): Promise<ApplyResult> {
     let path: string | undefined;
     try {
       path = uriToMirrorPath(mirrorDir, change.uri);
@@ -238,7 +305,8 @@ export function createMirror(options: MirrorOptions): Mirror {
       if (key !== undefined && !force) {
         const stored = await state.get(change.uri);
         // Idempotency: a change no later than the one applied last is a replay.
-        if (stored?.lastChangeKey !== undefined && key <= stored.lastChangeKey) return result(change, 'skipped', { path, skipped: 'replay' });
+        if (stored?.lastChangeKey !== undefined && key <= stored.lastChangeKey)
+          return result(change, 'skipped', { path, skipped: 'replay' });
       }
       if (change.change === 'deleted') {
         await removeFile(path, change.uri);
@@ -247,7 +315,12 @@ export function createMirror(options: MirrorOptions): Mirror {
       }
       const host = new URL(change.uri).host;
       const written = await fetchInto(change, path, host, isSuperseded);
-      await state.set(change.uri, { ...(key === undefined ? {} : { lastChangeKey: key }), sha256: written.sha256, length: written.length, path });
+      await state.set(change.uri, {
+        ...(key === undefined ? {} : { lastChangeKey: key }),
+        sha256: written.sha256,
+        length: written.length,
+        path,
+      });
       return result(change, 'written', { path: written.path });
     } catch (err) {
       return failure(change, err, path);
@@ -257,12 +330,19 @@ export function createMirror(options: MirrorOptions): Mirror {
   async function drainQueue(uri: string, queue: UriQueue): Promise<void> {
     while (queue.jobs.length > 0) {
       const job = queue.jobs.shift()!;
-      const isSuperseded = (): boolean => queue.jobs.length > 0 && supersedes(queue.jobs[0]!.change, job.change);
-      let r = isSuperseded() ? result(job.change, 'skipped', { skipped: 'superseded' }) : await applyOne(job.change, isSuperseded, job.force);
+      const isSuperseded = (): boolean =>
+        queue.jobs.length > 0 && supersedes(queue.jobs[0]!.change, job.change);
+      let r = isSuperseded()
+        ? result(job.change, 'skipped', { skipped: 'superseded' })
+        : await applyOne(job.change, isSuperseded, job.force);
       // A change that failed because the resource moved on (hash mismatch, 404 after a later delete)
       // is stale, not broken, when a later change to the URI is already waiting: that one fetches
       // the current state, so the failure is not reported.
-      if (r.outcome === 'failed' && isSuperseded()) r = result(job.change, 'skipped', { skipped: 'superseded', ...(r.path ? { path: r.path } : {}) });
+      if (r.outcome === 'failed' && isSuperseded())
+        r = result(job.change, 'skipped', {
+          skipped: 'superseded',
+          ...(r.path ? { path: r.path } : {}),
+        });
       options.onApplied?.(r);
       job.resolve(r);
     }
@@ -272,9 +352,15 @@ export function createMirror(options: MirrorOptions): Mirror {
   function enqueue(change: Change, force: boolean): Promise<ApplyResult> {
     return new Promise<ApplyResult>((resolve) => {
       const job: Job = { change, force, resolve };
-      if (closed) { resolve(failure(change, new MirrorError('RSN_MIRROR_CLOSED', 'mirror closed'))); return; }
+      if (closed) {
+        resolve(failure(change, new MirrorError('RSN_MIRROR_CLOSED', 'mirror closed')));
+        return;
+      }
       let queue = queues.get(change.uri);
-      if (queue) { queue.jobs.push(job); return; }
+      if (queue) {
+        queue.jobs.push(job);
+        return;
+      }
       queue = { jobs: [job] };
       queues.set(change.uri, queue);
       const p = drainQueue(change.uri, queue).finally(() => running.delete(p));

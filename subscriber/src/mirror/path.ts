@@ -105,7 +105,9 @@ function fitName(name: string): string {
 }
 
 function fail(code: 'RSN_PATH_ESCAPE' | 'RSN_PATH_UNMAPPABLE', uri: string, reason: string): never {
-  throw new MirrorError(code, `cannot map ${JSON.stringify(uri)} into the mirror: ${reason}`, { details: { uri, reason } });
+  throw new MirrorError(code, `cannot map ${JSON.stringify(uri)} into the mirror: ${reason}`, {
+    details: { uri, reason },
+  });
 }
 
 /** Checks one raw (still percent-encoded) path segment and returns its file-system name. */
@@ -113,7 +115,12 @@ function segmentName(uri: string, raw: string): string {
   const bytes: number[] = []; // the fully decoded segment, for the checks
   let name = '';
   let run: number[] = [];
-  const flush = (): void => { if (run.length > 0) { name += nameOfEscapes(run); run = []; } };
+  const flush = (): void => {
+    if (run.length > 0) {
+      name += nameOfEscapes(run);
+      run = [];
+    }
+  };
   for (let i = 0; i < raw.length; i++) {
     const c = raw[i]!;
     if (c === '%' && /^[0-9A-Fa-f]{2}$/.test(raw.slice(i + 1, i + 3))) {
@@ -125,20 +132,27 @@ function segmentName(uri: string, raw: string): string {
     }
     flush();
     // A stray '%' is not a URI (RFC 3986 §2.1) though WHATWG keeps it; `%25` would share its name.
-    if (c === '%') return fail('RSN_PATH_UNMAPPABLE', uri, `stray '%' in segment ${JSON.stringify(raw)}`);
+    if (c === '%')
+      return fail('RSN_PATH_UNMAPPABLE', uri, `stray '%' in segment ${JSON.stringify(raw)}`);
     name += c;
     for (const b of Buffer.from(c, 'utf8')) bytes.push(b);
   }
   flush();
   if (bytes.length === 0) return fail('RSN_PATH_UNMAPPABLE', uri, 'empty path segment');
   const decoded = Buffer.from(bytes).toString('latin1');
-  if (decoded === '.' || decoded === '..') return fail('RSN_PATH_ESCAPE', uri, `dot segment ${JSON.stringify(raw)}`);
+  if (decoded === '.' || decoded === '..')
+    return fail('RSN_PATH_ESCAPE', uri, `dot segment ${JSON.stringify(raw)}`);
   // An escaped '/' or '\\' stays escaped in `name` (nameOfEscapes never decodes them), so the name
   // holds no separator; a raw one cannot reach here (WHATWG splits on both).
   if (name.includes('/') || name.includes('\\')) {
     return fail('RSN_PATH_ESCAPE', uri, `segment ${JSON.stringify(raw)} contains a path separator`);
   }
-  if (bytes.some(isControl)) return fail('RSN_PATH_UNMAPPABLE', uri, `segment ${JSON.stringify(raw)} contains a control byte`);
+  if (bytes.some(isControl))
+    return fail(
+      'RSN_PATH_UNMAPPABLE',
+      uri,
+      `segment ${JSON.stringify(raw)} contains a control byte`,
+    );
   return name;
 }
 
@@ -163,7 +177,8 @@ export function uriToMirrorPath(mirrorDir: string, uri: string): string {
   } catch {
     return fail('RSN_PATH_UNMAPPABLE', uri, 'not an absolute URI');
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return fail('RSN_PATH_UNMAPPABLE', uri, `scheme ${u.protocol}`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    return fail('RSN_PATH_UNMAPPABLE', uri, `scheme ${u.protocol}`);
   if (!u.hostname) return fail('RSN_PATH_UNMAPPABLE', uri, 'no host');
   // The WHATWG parser has already removed `.`/`..` (also as %2e) and turned '\' into '/'; the
   // checks below are the second line of defence for whatever reaches us in a segment.
@@ -179,7 +194,8 @@ export function uriToMirrorPath(mirrorDir: string, uri: string): string {
 
   const root = resolve(mirrorDir);
   const full = resolve(root, ...parts);
-  if (!full.startsWith(root + sep)) return fail('RSN_PATH_ESCAPE', uri, 'resolved path leaves the mirror directory');
+  if (!full.startsWith(root + sep))
+    return fail('RSN_PATH_ESCAPE', uri, 'resolved path leaves the mirror directory');
   return full;
 }
 

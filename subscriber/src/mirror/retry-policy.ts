@@ -38,7 +38,11 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
 }
 
 function retryDelay(attempt: number, o: Required<Omit<RetryPolicyOptions, 'maxAttempts'>>): number {
-  return backoff(attempt, { baseMs: o.baseDelayMs, maxMs: o.maxDelayMs, jitter: 'none' }, Math.random);
+  return backoff(
+    attempt,
+    { baseMs: o.baseDelayMs, maxMs: o.maxDelayMs, jitter: 'none' },
+    Math.random,
+  );
 }
 
 /**
@@ -46,7 +50,12 @@ function retryDelay(attempt: number, o: Required<Omit<RetryPolicyOptions, 'maxAt
  * errors are retried with exponential backoff (429 and 503 honour Retry-After); an integrity failure
  * and other statuses fail at once.
  */
-export function decideRetry(outcome: FetchOutcome, attempt: number, now: number, options: RetryPolicyOptions): RetryDecision {
+export function decideRetry(
+  outcome: FetchOutcome,
+  attempt: number,
+  now: number,
+  options: RetryPolicyOptions,
+): RetryDecision {
   const o = { ...DEFAULTS, ...options };
   if (outcome.kind === 'ok') return { action: 'done' };
   if (outcome.kind === 'fatal') return { action: 'fail', code: outcome.code };
@@ -58,7 +67,9 @@ export function decideRetry(outcome: FetchOutcome, attempt: number, now: number,
   if (outcome.kind === 'integrity') return { action: 'fail', code: outcome.code };
   const exhausted = attempt >= o.maxAttempts;
   if (outcome.kind === 'network') {
-    return exhausted ? { action: 'fail', code: 'RSN_FETCH_FAILED' } : { action: 'retry', delayMs: retryDelay(attempt, o) };
+    return exhausted
+      ? { action: 'fail', code: 'RSN_FETCH_FAILED' }
+      : { action: 'retry', delayMs: retryDelay(attempt, o) };
   }
   const { status } = outcome;
   const retryable = status >= 500 || status === 429 || status === 408;

@@ -4,7 +4,13 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, open, rename, rm, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
-import { checkableAlgorithms, compareHashes, MultiHasher, type HashAlgorithm, type HashList } from '@rsnotify/shared';
+import {
+  checkableAlgorithms,
+  compareHashes,
+  MultiHasher,
+  type HashAlgorithm,
+  type HashList,
+} from '@rsnotify/shared';
 import { MirrorError } from './errors.js';
 import { SELF_FILE_NAME, TEMP_FILE_PREFIX } from './path.js';
 
@@ -48,7 +54,10 @@ async function fileToDirectory(path: string): Promise<void> {
   try {
     await mkdir(path);
   } catch (err) {
-    if (errno(err) !== 'EEXIST') { await rename(aside, path).catch(() => undefined); throw err; }
+    if (errno(err) !== 'EEXIST') {
+      await rename(aside, path).catch(() => undefined);
+      throw err;
+    }
   }
   await rename(aside, join(path, SELF_FILE_NAME));
 }
@@ -102,9 +111,16 @@ export class DirectoryCache {
           continue;
         }
         if (code === 'EEXIST' || code === 'ENOTDIR') {
-          throw new MirrorError('RSN_PATH_CONFLICT', `a file of the mirror is in the way of directory ${dir}`, { cause: err, details: { uri, dir } });
+          throw new MirrorError(
+            'RSN_PATH_CONFLICT',
+            `a file of the mirror is in the way of directory ${dir}`,
+            { cause: err, details: { uri, dir } },
+          );
         }
-        throw new MirrorError('RSN_WRITE_FAILED', `cannot create ${dir}`, { cause: err, details: { uri, dir } });
+        throw new MirrorError('RSN_WRITE_FAILED', `cannot create ${dir}`, {
+          cause: err,
+          details: { uri, dir },
+        });
       }
     }
     this.known.add(dir);
@@ -168,7 +184,11 @@ export async function writeVerified(
       try {
         await rename(tmp, finalPath);
       } catch (inner) {
-        throw new MirrorError('RSN_PATH_CONFLICT', `a directory of the mirror is in the way of file ${path}`, { cause: inner, details: { uri: expected.uri, path } });
+        throw new MirrorError(
+          'RSN_PATH_CONFLICT',
+          `a directory of the mirror is in the way of file ${path}`,
+          { cause: inner, details: { uri: expected.uri, path } },
+        );
       }
     }
     renamed = true;
@@ -177,7 +197,10 @@ export async function writeVerified(
     if (err instanceof MirrorError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     if (typeof code === 'string' && code.startsWith('E') && !code.startsWith('ECONN')) {
-      throw new MirrorError('RSN_WRITE_FAILED', `cannot write ${path}: ${(err as Error).message}`, { cause: err, details: { uri: expected.uri, path } });
+      throw new MirrorError('RSN_WRITE_FAILED', `cannot write ${path}: ${(err as Error).message}`, {
+        cause: err,
+        details: { uri: expected.uri, path },
+      });
     }
     throw err; // a network error while reading the body: the caller's retry policy decides
   } finally {
@@ -186,18 +209,30 @@ export async function writeVerified(
   }
 }
 
-function verify(expected: Expected, length: number, digests: ReadonlyMap<HashAlgorithm, string>): void {
+function verify(
+  expected: Expected,
+  length: number,
+  digests: ReadonlyMap<HashAlgorithm, string>,
+): void {
   if (expected.length !== undefined && length !== expected.length) {
-    throw new MirrorError('RSN_LENGTH_MISMATCH', `${expected.uri}: expected ${expected.length} bytes, got ${length}`, {
-      details: { uri: expected.uri, expected: expected.length, actual: length },
-    });
+    throw new MirrorError(
+      'RSN_LENGTH_MISMATCH',
+      `${expected.uri}: expected ${expected.length} bytes, got ${length}`,
+      {
+        details: { uri: expected.uri, expected: expected.length, actual: length },
+      },
+    );
   }
   const mismatches = compareHashes(expected.hash ?? [], digests);
   if (mismatches.length > 0) {
     const m = mismatches[0]!;
-    throw new MirrorError('RSN_HASH_MISMATCH', `${expected.uri}: ${m.algorithm} expected ${m.expected}, got ${m.actual}`, {
-      details: { uri: expected.uri, mismatches },
-    });
+    throw new MirrorError(
+      'RSN_HASH_MISMATCH',
+      `${expected.uri}: ${m.algorithm} expected ${m.expected}, got ${m.actual}`,
+      {
+        details: { uri: expected.uri, mismatches },
+      },
+    );
   }
 }
 
@@ -212,10 +247,17 @@ export async function removeFile(path: string, uri: string): Promise<void> {
     if (code === 'EISDIR' || code === 'ERR_FS_EISDIR') {
       // A file that is also a directory lives inside it (`%%self`); the members stay.
       await rm(join(path, SELF_FILE_NAME), { force: true }).catch((inner: unknown) => {
-        throw new MirrorError('RSN_WRITE_FAILED', `cannot delete ${path}: ${(inner as Error).message}`, { cause: inner, details: { uri, path } });
+        throw new MirrorError(
+          'RSN_WRITE_FAILED',
+          `cannot delete ${path}: ${(inner as Error).message}`,
+          { cause: inner, details: { uri, path } },
+        );
       });
       return;
     }
-    throw new MirrorError('RSN_WRITE_FAILED', `cannot delete ${path}: ${(err as Error).message}`, { cause: err, details: { uri, path } });
+    throw new MirrorError('RSN_WRITE_FAILED', `cannot delete ${path}: ${(err as Error).message}`, {
+      cause: err,
+      details: { uri, path },
+    });
   }
 }

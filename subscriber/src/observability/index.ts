@@ -14,7 +14,18 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       timestamp: pino.stdTimeFunctions.isoTime,
       // Tokens are capabilities (WS-5) and secrets sign deliveries: never in a log line. A callback
       // URL shows its origin and a hash of its path (the token), as in the hub's logs.
-      redact: { paths: ['secret', 'token', 'callbackToken', '*.secret', '*.token', '*.callbackToken', 'headers["x-hub-signature"]'], censor: '[redacted]' },
+      redact: {
+        paths: [
+          'secret',
+          'token',
+          'callbackToken',
+          '*.secret',
+          '*.token',
+          '*.callbackToken',
+          'headers["x-hub-signature"]',
+        ],
+        censor: '[redacted]',
+      },
       serializers: { ...CALLBACK_LOG_SERIALIZERS },
     },
     destination ?? pino.destination({ dest: 1, sync: false }),
@@ -40,20 +51,58 @@ export function createMetrics(): SubscriberMetrics {
   const registry = new Registry();
   // Process metrics (CPU, memory, event-loop lag, handles) under their standard names.
   collectDefaultMetrics({ register: registry });
-  const c = <L extends string>(name: string, help: string, labelNames: L[]) => new Counter<L>({ name, help, labelNames, registers: [registry] });
-  const g = <L extends string>(name: string, help: string, labelNames: L[]) => new Gauge<L>({ name, help, labelNames, registers: [registry] });
+  const c = <L extends string>(name: string, help: string, labelNames: L[]) =>
+    new Counter<L>({ name, help, labelNames, registers: [registry] });
+  const g = <L extends string>(name: string, help: string, labelNames: L[]) =>
+    new Gauge<L>({ name, help, labelNames, registers: [registry] });
   return {
     registry,
-    deliveriesReceived: c('rsnotify_subscriber_deliveries_received_total', 'Deliveries stored in the inbox', ['source']),
-    deliveriesIgnored: c('rsnotify_subscriber_deliveries_ignored_total', 'Deliveries answered 2xx but ignored (bad signature, WS-15)', ['source', 'reason']),
-    deliveriesRejected: c('rsnotify_subscriber_deliveries_rejected_total', 'Deliveries refused with a non-2xx status', ['status']),
-    notificationsApplied: c('rsnotify_subscriber_notifications_applied_total', 'Notifications applied in order', ['source']),
-    notificationsSuperseded: c('rsnotify_subscriber_notifications_superseded_total', 'Notifications dropped as covered or duplicate', ['source', 'reason']),
-    changesApplied: c('rsnotify_subscriber_changes_total', 'Resource changes by outcome', ['source', 'outcome']),
+    deliveriesReceived: c(
+      'rsnotify_subscriber_deliveries_received_total',
+      'Deliveries stored in the inbox',
+      ['source'],
+    ),
+    deliveriesIgnored: c(
+      'rsnotify_subscriber_deliveries_ignored_total',
+      'Deliveries answered 2xx but ignored (bad signature, WS-15)',
+      ['source', 'reason'],
+    ),
+    deliveriesRejected: c(
+      'rsnotify_subscriber_deliveries_rejected_total',
+      'Deliveries refused with a non-2xx status',
+      ['status'],
+    ),
+    notificationsApplied: c(
+      'rsnotify_subscriber_notifications_applied_total',
+      'Notifications applied in order',
+      ['source'],
+    ),
+    notificationsSuperseded: c(
+      'rsnotify_subscriber_notifications_superseded_total',
+      'Notifications dropped as covered or duplicate',
+      ['source', 'reason'],
+    ),
+    changesApplied: c('rsnotify_subscriber_changes_total', 'Resource changes by outcome', [
+      'source',
+      'outcome',
+    ]),
     gaps: c('rsnotify_subscriber_gaps_total', 'Gaps detected between notifications', ['source']),
-    catchUps: c('rsnotify_subscriber_catchups_total', 'Catch-ups from the Change Lists by result', ['source', 'result']),
-    reconciles: c('rsnotify_subscriber_reconciles_total', 'Reconciliations with the Resource List by outcome (in-sync, repaired, source-changing, failed)', ['source', 'outcome']),
-    lagSeconds: g('rsnotify_subscriber_lag_seconds', 'Newest until received minus syncedUntil', ['source']),
-    buffered: g('rsnotify_subscriber_buffered_notifications', 'Notifications waiting for a gap to close', ['source']),
+    catchUps: c('rsnotify_subscriber_catchups_total', 'Catch-ups from the Change Lists by result', [
+      'source',
+      'result',
+    ]),
+    reconciles: c(
+      'rsnotify_subscriber_reconciles_total',
+      'Reconciliations with the Resource List by outcome (in-sync, repaired, source-changing, failed)',
+      ['source', 'outcome'],
+    ),
+    lagSeconds: g('rsnotify_subscriber_lag_seconds', 'Newest until received minus syncedUntil', [
+      'source',
+    ]),
+    buffered: g(
+      'rsnotify_subscriber_buffered_notifications',
+      'Notifications waiting for a gap to close',
+      ['source'],
+    ),
   };
 }

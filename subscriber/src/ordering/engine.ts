@@ -13,7 +13,8 @@ export interface PendingNotification {
   readonly receivedAt: number;
 }
 
-export type InFlightStep = { readonly id: number; readonly until: DateTime } | { readonly catchUpTo: DateTime };
+export type InFlightStep =
+  { readonly id: number; readonly until: DateTime } | { readonly catchUpTo: DateTime };
 
 export interface OrderingState {
   /** Undefined until a baseline or the first notification sets it. */
@@ -32,7 +33,12 @@ export interface OrderingState {
 
 export type OrderingEffect =
   /** Apply the entries with time > after (all of them when `after` is undefined or entries lack time). */
-  | { readonly kind: 'apply'; readonly id: number; readonly after: DateTime | undefined; readonly until: DateTime }
+  | {
+      readonly kind: 'apply';
+      readonly id: number;
+      readonly after: DateTime | undefined;
+      readonly until: DateTime;
+    }
   | { readonly kind: 'supersede'; readonly id: number; readonly reason: 'covered' | 'duplicate' }
   /** Fill [from, to) from the Change Lists. */
   | { readonly kind: 'catch-up'; readonly from: DateTime; readonly to: DateTime }
@@ -77,7 +83,10 @@ function compareNotifications(a: PendingNotification, b: PendingNotification): n
   return cmp(a.from, b.from) || cmp(a.until, b.until) || a.id - b.id;
 }
 
-function insertSorted(buffer: readonly PendingNotification[], n: PendingNotification): PendingNotification[] {
+function insertSorted(
+  buffer: readonly PendingNotification[],
+  n: PendingNotification,
+): PendingNotification[] {
   const out = buffer.slice();
   let i = out.length;
   while (i > 0 && compareNotifications(out[i - 1]!, n) > 0) i--;
@@ -104,7 +113,11 @@ export function currentGap(state: OrderingState): { from: DateTime; to: DateTime
  * next apply, or notes (and, once it is old enough, repairs) a gap. Never moves the position.
  */
 function drain(
-  input: OrderingState, now: number, opts: OrderingOptions, effects: OrderingEffect[], mayCatchUp = true,
+  input: OrderingState,
+  now: number,
+  opts: OrderingOptions,
+  effects: OrderingEffect[],
+  mayCatchUp = true,
 ): OrderingState {
   let state = input;
   if (state.applying) return state;
@@ -138,7 +151,11 @@ function drain(
 
 /** Opens, keeps or closes the gap bookkeeping, and starts a catch-up once the gap is due. */
 function checkGap(
-  state: OrderingState, now: number, opts: OrderingOptions, effects: OrderingEffect[], mayCatchUp: boolean,
+  state: OrderingState,
+  now: number,
+  opts: OrderingOptions,
+  effects: OrderingEffect[],
+  mayCatchUp: boolean,
 ): OrderingState {
   const gap = currentGap(state);
   if (!gap) {
@@ -163,10 +180,18 @@ function isGapDue(state: OrderingState, now: number, opts: OrderingOptions): boo
 }
 
 /** A notification arrived (or was reloaded from the inbox after a restart). */
-export function receive(state: OrderingState, n: PendingNotification, now: number, opts: OrderingOptions): Transition {
+export function receive(
+  state: OrderingState,
+  n: PendingNotification,
+  now: number,
+  opts: OrderingOptions,
+): Transition {
   const effects: OrderingEffect[] = [];
   const applying = state.applying;
-  if ((applying && 'id' in applying && applying.id === n.id) || state.buffer.some((b) => b.id === n.id)) {
+  if (
+    (applying && 'id' in applying && applying.id === n.id) ||
+    state.buffer.some((b) => b.id === n.id)
+  ) {
     return { state, effects }; // the same inbox row twice: nothing new
   }
   if (state.syncedUntil !== undefined && isCovered(n, state.syncedUntil)) {
@@ -183,7 +208,12 @@ export function receive(state: OrderingState, n: PendingNotification, now: numbe
 }
 
 /** The shell finished the 'apply' of notification `id`: the position moves to its `until`. */
-export function applied(state: OrderingState, id: number, now: number, opts: OrderingOptions): Transition {
+export function applied(
+  state: OrderingState,
+  id: number,
+  now: number,
+  opts: OrderingOptions,
+): Transition {
   const applying = state.applying;
   if (!applying || !('id' in applying) || applying.id !== id) return { state, effects: [] };
   const p = state.syncedUntil;
@@ -200,7 +230,12 @@ export function applied(state: OrderingState, id: number, now: number, opts: Ord
  * never passes the requested end, since nothing beyond it was applied. Without one (polling, the
  * `sync` command) the position moves to `to`. If the gap is still open, the next catch-up backs off.
  */
-export function caughtUp(state: OrderingState, to: DateTime, now: number, opts: OrderingOptions): Transition {
+export function caughtUp(
+  state: OrderingState,
+  to: DateTime,
+  now: number,
+  opts: OrderingOptions,
+): Transition {
   const applying = state.applying;
   if (applying && 'id' in applying) return { state, effects: [] }; // not a catch-up in flight
   let reached = to;
@@ -220,7 +255,12 @@ export function caughtUp(state: OrderingState, to: DateTime, now: number, opts: 
  * on first start and when the Change Lists no longer reach back to the position (M-7). Clears a
  * catch-up in flight; the position never moves backwards.
  */
-export function rebaselined(state: OrderingState, at: DateTime, now: number, opts: OrderingOptions): Transition {
+export function rebaselined(
+  state: OrderingState,
+  at: DateTime,
+  now: number,
+  opts: OrderingOptions,
+): Transition {
   const applying = state.applying;
   if (applying && 'id' in applying) return { state, effects: [] };
   const p = state.syncedUntil;
@@ -231,7 +271,11 @@ export function rebaselined(state: OrderingState, at: DateTime, now: number, opt
 }
 
 /** The catch-up in flight failed (network, Source down, list unreadable): try again after a backoff. */
-export function catchUpFailed(state: OrderingState, now: number, opts: OrderingOptions = { gapTimeoutMs: 0 }): Transition {
+export function catchUpFailed(
+  state: OrderingState,
+  now: number,
+  opts: OrderingOptions = { gapTimeoutMs: 0 },
+): Transition {
   const applying = state.applying;
   if (!applying || 'id' in applying) return { state, effects: [] };
   const { applying: _a, ...rest } = state;

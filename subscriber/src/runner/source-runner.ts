@@ -15,12 +15,24 @@ import {
 import { reconcileMirror, type ReconcileResult } from '../audit/index.js';
 import { runBaseline } from '../baseline/index.js';
 import {
-  CatchUpError, classifyFailure, collectChanges, EntrySelector, holdsPosition, isOutdatable, type HistoryGoneReason,
+  CatchUpError,
+  classifyFailure,
+  collectChanges,
+  EntrySelector,
+  holdsPosition,
+  isOutdatable,
+  type HistoryGoneReason,
 } from '../catchup/index.js';
 import type { ResolvedConfig, SourceConfig } from '../config.js';
 import { discoverSource, type Discovery, type PageFetcher } from '../discovery/index.js';
 import { createHookRunner, type HookRunner } from '../hooks/index.js';
-import { createMirror, migrateMirrorLayout, type ApplyResult, type HttpGetter, type Mirror } from '../mirror/index.js';
+import {
+  createMirror,
+  migrateMirrorLayout,
+  type ApplyResult,
+  type HttpGetter,
+  type Mirror,
+} from '../mirror/index.js';
 import type { Logger, SubscriberMetrics } from '../observability/index.js';
 import {
   applied,
@@ -37,17 +49,32 @@ import {
   type Transition,
 } from '../ordering/index.js';
 import { sourceStatus, type SourceStatus } from '../status/index.js';
-import { createResourceStateStore, type EventRecord, type SourceRecord, type SqliteSubscriberStore, type SubscriptionRecord } from '../store/index.js';
-import { executeActions, planFor, retryDelayMs, type ChannelTarget, type LeasePolicy, type SubscriptionDeps } from '../subscription/index.js';
+import {
+  createResourceStateStore,
+  type EventRecord,
+  type SourceRecord,
+  type SqliteSubscriberStore,
+  type SubscriptionRecord,
+} from '../store/index.js';
+import {
+  executeActions,
+  planFor,
+  retryDelayMs,
+  type ChannelTarget,
+  type LeasePolicy,
+  type SubscriptionDeps,
+} from '../subscription/index.js';
 import { SubscriberError } from '../errors/index.js';
 
 const MAX_TIMER_MS = 24 * 3_600_000;
 
 /** The failure policy (catchup/coverage.ts) applied to one apply result. */
 const failureKind = (r: ApplyResult) => (r.error ? classifyFailure(r.error) : 'blocking');
-const isRefused = (r: ApplyResult): boolean => r.outcome === 'failed' && failureKind(r) === 'refused';
+const isRefused = (r: ApplyResult): boolean =>
+  r.outcome === 'failed' && failureKind(r) === 'refused';
 /** A failed change that a later change of the same URI explains (hash/length mismatch, 404/410). */
-const isOutdated = (r: ApplyResult): boolean => r.outcome === 'failed' && isOutdatable(failureKind(r));
+const isOutdated = (r: ApplyResult): boolean =>
+  r.outcome === 'failed' && isOutdatable(failureKind(r));
 
 /** What one catch-up to the present proved and applied (`sync` reports it and exits on it). */
 export interface CatchUpOutcome {
@@ -126,7 +153,11 @@ export class SourceRunner {
       this.source = { ...this.source, subscriptionDisabled: false };
     }
     if (this.cfg.hook) {
-      this.hooks = createHookRunner(this.cfg.hook, { logger: this.log, dispatcher: this.rt.hubAgent, outbound: { allowPrivateNetworks: this.rt.cfg.allowPrivateNetworks } });
+      this.hooks = createHookRunner(this.cfg.hook, {
+        logger: this.log,
+        dispatcher: this.rt.hubAgent,
+        outbound: { allowPrivateNetworks: this.rt.cfg.allowPrivateNetworks },
+      });
     }
     this.mirror = createMirror({
       mirrorDir: this.cfg.mirrorDir,
@@ -137,7 +168,13 @@ export class SourceRunner {
       // Hooks fire for every file written or removed, the baseline's included, once it is on disk.
       onApplied: (r) => {
         if (this.hooks && (r.outcome === 'written' || r.outcome === 'deleted')) {
-          this.hooks.notify({ source: this.cfg.name, uri: r.uri, change: r.change, ...(r.path ? { path: r.path } : {}), ...(r.time ? { time: r.time.lexical } : {}) });
+          this.hooks.notify({
+            source: this.cfg.name,
+            uri: r.uri,
+            change: r.change,
+            ...(r.path ? { path: r.path } : {}),
+            ...(r.time ? { time: r.time.lexical } : {}),
+          });
         }
       },
     });
@@ -150,10 +187,26 @@ export class SourceRunner {
    */
   async migrateLayout(): Promise<void> {
     const { repo } = this.rt;
-    const m = await migrateMirrorLayout(this.cfg.mirrorDir, await repo.listResourcePaths(this.source.id), (uri, path) => repo.setResourcePath(this.source.id, uri, path));
-    if (m.moved > 0) this.log.info({ event: 'mirror.layout_migrated', moved: m.moved, failed: m.failed.length }, 'mirror.layout_migrated');
+    const m = await migrateMirrorLayout(
+      this.cfg.mirrorDir,
+      await repo.listResourcePaths(this.source.id),
+      (uri, path) => repo.setResourcePath(this.source.id, uri, path),
+    );
+    if (m.moved > 0)
+      this.log.info(
+        { event: 'mirror.layout_migrated', moved: m.moved, failed: m.failed.length },
+        'mirror.layout_migrated',
+      );
     if (m.failed.length === 0) return;
-    this.log.error({ event: 'mirror.layout_migration_failed', failed: m.failed.length, uri: m.failed[0]!.uri, error: m.failed[0]!.error }, 'mirror.layout_migration_failed');
+    this.log.error(
+      {
+        event: 'mirror.layout_migration_failed',
+        failed: m.failed.length,
+        uri: m.failed[0]!.uri,
+        error: m.failed[0]!.error,
+      },
+      'mirror.layout_migration_failed',
+    );
     await repo.savePosition(this.source.id, { syncedUntil: undefined } as { syncedUntil?: string });
   }
 
@@ -162,7 +215,11 @@ export class SourceRunner {
     this.enqueue(async () => {
       const ok = await this.discover();
       if (!ok) {
-        this.later('discover', retryDelayMs(++this.discoveryFailures, this.rt.leasePolicy, this.rt.random), () => this.start());
+        this.later(
+          'discover',
+          retryDelayMs(++this.discoveryFailures, this.rt.leasePolicy, this.rt.random),
+          () => this.start(),
+        );
         return;
       }
       this.discoveryFailures = 0;
@@ -183,17 +240,35 @@ export class SourceRunner {
       d = await discoverSource(this.cfg.url, this.rt.fetcher);
     } catch (err) {
       const e = describeError(err);
-      this.log.warn({ event: 'discovery.failed', url: this.cfg.url, code: e.code, error: e.message }, 'discovery.failed');
+      this.log.warn(
+        { event: 'discovery.failed', url: this.cfg.url, code: e.code, error: e.message },
+        'discovery.failed',
+      );
       await this.setError(`discovery failed: ${e.message}`);
       if (this.source.capabilityListUrl && this.source.mode !== 'unknown') {
-        this.target = this.source.mode === 'push' && this.source.hub && this.source.topic ? { hub: this.source.hub, topic: this.source.topic } : undefined;
+        this.target =
+          this.source.mode === 'push' && this.source.hub && this.source.topic
+            ? { hub: this.source.hub, topic: this.source.topic }
+            : undefined;
         return true;
       }
       return false;
     }
     this.discoveredAt = this.rt.clock();
     // A channel named in the config (a hub's bridge) wins over what the Source advertises.
-    if (this.cfg.hub && this.cfg.topic) d = { ...d, channel: { advertisedTopic: this.cfg.topic, advertisedHubs: [this.cfg.hub], topic: this.cfg.topic, hub: this.cfg.hub, hubs: [this.cfg.hub], via: 'configured' }, mode: 'push' };
+    if (this.cfg.hub && this.cfg.topic)
+      d = {
+        ...d,
+        channel: {
+          advertisedTopic: this.cfg.topic,
+          advertisedHubs: [this.cfg.hub],
+          topic: this.cfg.topic,
+          hub: this.cfg.hub,
+          hubs: [this.cfg.hub],
+          via: 'configured',
+        },
+        mode: 'push',
+      };
     const patch = {
       capabilityListUrl: d.capabilityListUrl,
       resourceListUrl: d.resourceListUrl,
@@ -204,12 +279,23 @@ export class SourceRunner {
       discoveryRoute: d.route,
       discoveredAt: this.discoveredAt,
     } as const;
-    const changed = this.source.topic !== patch.topic || this.source.hub !== patch.hub || this.source.mode !== patch.mode;
+    const changed =
+      this.source.topic !== patch.topic ||
+      this.source.hub !== patch.hub ||
+      this.source.mode !== patch.mode;
     await this.rt.repo.updateSource(this.source.id, patch);
     this.source = { ...this.source, ...patch } as SourceRecord;
     this.target = d.channel ? { hub: d.channel.hub, topic: d.channel.topic } : undefined;
     this.log.info(
-      { event: 'discovery.completed', route: d.route, mode: d.mode, capabilityList: d.capabilityListUrl, topic: d.channel?.topic, hub: d.channel?.hub, changed },
+      {
+        event: 'discovery.completed',
+        route: d.route,
+        mode: d.mode,
+        capabilityList: d.capabilityListUrl,
+        topic: d.channel?.topic,
+        hub: d.channel?.hub,
+        changed,
+      },
       'discovery.completed',
     );
     return true;
@@ -219,10 +305,15 @@ export class SourceRunner {
 
   reconcileSubscription(): void {
     if (!this.withSubscription || this.closed) return;
-    this.subLane = this.subLane.then(() => this.reconcileOnce()).catch((err) => {
-      this.log.error({ event: 'subscription.error', ...describeError(err) }, 'subscription.error');
-      this.later('subscription', 5_000, () => this.reconcileSubscription());
-    });
+    this.subLane = this.subLane
+      .then(() => this.reconcileOnce())
+      .catch((err) => {
+        this.log.error(
+          { event: 'subscription.error', ...describeError(err) },
+          'subscription.error',
+        );
+        this.later('subscription', 5_000, () => this.reconcileSubscription());
+      });
   }
 
   private async reconcileOnce(): Promise<void> {
@@ -237,9 +328,15 @@ export class SourceRunner {
         await this.discover();
         plan = await planFor(deps, this.source.id, this.target, disabled);
       }
-      if (plan.denied) await this.setError(`subscription denied by hub${plan.denied.deniedReason ? `: ${plan.denied.deniedReason}` : ''}`);
+      if (plan.denied)
+        await this.setError(
+          `subscription denied by hub${plan.denied.deniedReason ? `: ${plan.denied.deniedReason}` : ''}`,
+        );
       if (plan.actions.length === 0) {
-        if (plan.wakeAt !== undefined) this.later('subscription', plan.wakeAt - this.rt.clock(), () => this.reconcileSubscription());
+        if (plan.wakeAt !== undefined)
+          this.later('subscription', plan.wakeAt - this.rt.clock(), () =>
+            this.reconcileSubscription(),
+          );
         return;
       }
       await executeActions(deps, this.source.id, this.target, plan.actions, this.cfg.leaseSeconds);
@@ -252,7 +349,10 @@ export class SourceRunner {
   subscriptionChanged(rec: SubscriptionRecord): void {
     this.reconcileSubscription();
     // M-7: after a lapse (expiry, denial, downtime) notifications may have been missed.
-    if (rec.state === 'active' && rec.renewsId === undefined) this.enqueue(() => (this.ready ? this.catchUpToNow('resubscribed').then(() => undefined) : Promise.resolve()));
+    if (rec.state === 'active' && rec.renewsId === undefined)
+      this.enqueue(() =>
+        this.ready ? this.catchUpToNow('resubscribed').then(() => undefined) : Promise.resolve(),
+      );
   }
 
   // ---- the ordering lane
@@ -270,10 +370,13 @@ export class SourceRunner {
     if (this.closed) return;
     const existing = this.timers.get(name);
     if (existing) clearTimeout(existing);
-    const t = setTimeout(() => {
-      this.timers.delete(name);
-      if (!this.closed) fn();
-    }, Math.min(MAX_TIMER_MS, Math.max(0, delayMs)));
+    const t = setTimeout(
+      () => {
+        this.timers.delete(name);
+        if (!this.closed) fn();
+      },
+      Math.min(MAX_TIMER_MS, Math.max(0, delayMs)),
+    );
     this.timers.set(name, t);
   }
 
@@ -290,14 +393,24 @@ export class SourceRunner {
     const pos = await repo.getPosition(this.source.id);
     if (pos?.syncedUntil) {
       this.ordering = initialOrderingState(parseDateTime(pos.syncedUntil));
-      this.persisted = { syncedUntil: pos.syncedUntil, ...(pos.gapOpenedAt !== undefined ? { gapOpenedAt: pos.gapOpenedAt } : {}) };
-      this.log.info({ event: 'position.resumed', syncedUntil: pos.syncedUntil }, 'position.resumed');
+      this.persisted = {
+        syncedUntil: pos.syncedUntil,
+        ...(pos.gapOpenedAt !== undefined ? { gapOpenedAt: pos.gapOpenedAt } : {}),
+      };
+      this.log.info(
+        { event: 'position.resumed', syncedUntil: pos.syncedUntil },
+        'position.resumed',
+      );
       // M-7: whatever was published while we were down comes from the Change Lists.
       await this.catchUpToNow('startup');
     } else if (this.cfg.baseline === 'resourcelist' || this.source.mode === 'poll') {
       const at = await this.baseline('initial');
       if (!at) {
-        this.later('establish', retryDelayMs(++this.establishFailures, this.rt.leasePolicy, this.rt.random), () => this.enqueue(() => this.establishPosition()));
+        this.later(
+          'establish',
+          retryDelayMs(++this.establishFailures, this.rt.leasePolicy, this.rt.random),
+          () => this.enqueue(() => this.establishPosition()),
+        );
         return;
       }
       await this.process(rebaselined(this.ordering, at, this.rt.clock(), this.opts));
@@ -320,14 +433,37 @@ export class SourceRunner {
     } catch (err) {
       const e = describeError(err);
       // RN-14/RT-17: an invalid payload is recorded and dropped; it cannot move the position.
-      await this.rt.repo.updateInbox(id, { state: 'invalid', error: `${e.code ?? ''} ${e.message}`.trim().slice(0, 500) });
-      this.log.warn({ event: 'notification.invalid', inboxId: id, code: e.code, error: e.message }, 'notification.invalid');
+      await this.rt.repo.updateInbox(id, {
+        state: 'invalid',
+        error: `${e.code ?? ''} ${e.message}`.trim().slice(0, 500),
+      });
+      this.log.warn(
+        { event: 'notification.invalid', inboxId: id, code: e.code, error: e.message },
+        'notification.invalid',
+      );
       return;
     }
     this.parsed.set(id, n);
-    if (!this.newestUntil || compareDateTime(n.until, this.newestUntil) > 0) this.newestUntil = n.until;
-    this.log.debug({ event: 'notification.received', inboxId: id, from: n.from.lexical, until: n.until.lexical, entries: n.entries.length }, 'notification.received');
-    await this.process(receive(this.ordering, { id, from: n.from, until: n.until, receivedAt }, this.rt.clock(), this.opts));
+    if (!this.newestUntil || compareDateTime(n.until, this.newestUntil) > 0)
+      this.newestUntil = n.until;
+    this.log.debug(
+      {
+        event: 'notification.received',
+        inboxId: id,
+        from: n.from.lexical,
+        until: n.until.lexical,
+        entries: n.entries.length,
+      },
+      'notification.received',
+    );
+    await this.process(
+      receive(
+        this.ordering,
+        { id, from: n.from, until: n.until, receivedAt },
+        this.rt.clock(),
+        this.opts,
+      ),
+    );
   }
 
   /** Adopts a transition, persists it, and carries out its effects (and theirs) in order. */
@@ -351,23 +487,40 @@ export class SourceRunner {
   private async persistOrdering(): Promise<void> {
     const syncedUntil = lexical(this.ordering.syncedUntil);
     const gapOpenedAt = this.ordering.gapOpenedAt;
-    if (syncedUntil === this.persisted.syncedUntil && gapOpenedAt === this.persisted.gapOpenedAt && this.lastAppliedAt === this.persistedAppliedAt) return;
-    await this.rt.repo.savePosition(this.source.id, { syncedUntil, gapOpenedAt, ...(this.lastAppliedAt !== undefined ? { lastAppliedAt: this.lastAppliedAt } : {}) });
-    this.persisted = { ...(syncedUntil !== undefined ? { syncedUntil } : {}), ...(gapOpenedAt !== undefined ? { gapOpenedAt } : {}) };
+    if (
+      syncedUntil === this.persisted.syncedUntil &&
+      gapOpenedAt === this.persisted.gapOpenedAt &&
+      this.lastAppliedAt === this.persistedAppliedAt
+    )
+      return;
+    await this.rt.repo.savePosition(this.source.id, {
+      syncedUntil,
+      gapOpenedAt,
+      ...(this.lastAppliedAt !== undefined ? { lastAppliedAt: this.lastAppliedAt } : {}),
+    });
+    this.persisted = {
+      ...(syncedUntil !== undefined ? { syncedUntil } : {}),
+      ...(gapOpenedAt !== undefined ? { gapOpenedAt } : {}),
+    };
     this.persistedAppliedAt = this.lastAppliedAt;
   }
 
   private scheduleTick(): void {
     const at = nextWakeAt(this.ordering, this.opts);
     if (at === undefined) return;
-    this.later('tick', at - this.rt.clock(), () => this.enqueue(() => this.process(tick(this.ordering, this.rt.clock(), this.opts))));
+    this.later('tick', at - this.rt.clock(), () =>
+      this.enqueue(() => this.process(tick(this.ordering, this.rt.clock(), this.opts))),
+    );
   }
 
   private updateGauges(): void {
     const name = this.cfg.name;
     this.rt.metrics.buffered.set({ source: name }, this.ordering.buffer.length);
     const p = this.ordering.syncedUntil;
-    this.rt.metrics.lagSeconds.set({ source: name }, p && this.newestUntil ? Math.max(0, this.newestUntil.epochMs - p.epochMs) / 1000 : 0);
+    this.rt.metrics.lagSeconds.set(
+      { source: name },
+      p && this.newestUntil ? Math.max(0, this.newestUntil.epochMs - p.epochMs) / 1000 : 0,
+    );
   }
 
   private async execute(effect: OrderingEffect): Promise<Transition | undefined> {
@@ -376,11 +529,17 @@ export class SourceRunner {
       case 'supersede':
         await this.finishRow(effect.id, 'superseded');
         metrics.notificationsSuperseded.inc({ source: this.cfg.name, reason: effect.reason });
-        this.log.debug({ event: 'notification.superseded', inboxId: effect.id, reason: effect.reason }, 'notification.superseded');
+        this.log.debug(
+          { event: 'notification.superseded', inboxId: effect.id, reason: effect.reason },
+          'notification.superseded',
+        );
         return undefined;
       case 'gap-detected':
         metrics.gaps.inc({ source: this.cfg.name });
-        this.log.info({ event: 'ordering.gap_detected', from: effect.from.lexical, to: effect.to.lexical }, 'ordering.gap_detected');
+        this.log.info(
+          { event: 'ordering.gap_detected', from: effect.from.lexical, to: effect.to.lexical },
+          'ordering.gap_detected',
+        );
         return undefined;
       case 'apply':
         return this.applyNotification(effect);
@@ -393,7 +552,10 @@ export class SourceRunner {
   private async finishRow(id: number, state: 'applied' | 'superseded'): Promise<void> {
     const n = this.parsed.get(id);
     this.parsed.delete(id);
-    await this.rt.repo.updateInbox(id, { state, ...(n ? { from: n.from.lexical, until: n.until.lexical } : {}) });
+    await this.rt.repo.updateInbox(id, {
+      state,
+      ...(n ? { from: n.from.lexical, until: n.until.lexical } : {}),
+    });
   }
 
   private async notificationBody(id: number): Promise<ChangeNotification | undefined> {
@@ -408,11 +570,16 @@ export class SourceRunner {
     }
   }
 
-  private async applyNotification(effect: Extract<OrderingEffect, { kind: 'apply' }>): Promise<Transition | undefined> {
+  private async applyNotification(
+    effect: Extract<OrderingEffect, { kind: 'apply' }>,
+  ): Promise<Transition | undefined> {
     const n = await this.notificationBody(effect.id);
     const changes: Change[] = [];
     // RC-23: after an overlap only the entries past the position are new, by document order.
-    const selector = effect.after && n ? new EntrySelector(effect.after, undefined, compareDateTime(n.from, effect.after) >= 0) : undefined;
+    const selector =
+      effect.after && n
+        ? new EntrySelector(effect.after, undefined, compareDateTime(n.from, effect.after) >= 0)
+        : undefined;
     for (const entry of n?.entries ?? []) {
       const c = entryToChange(entry);
       if (!c) continue;
@@ -424,17 +591,34 @@ export class SourceRunner {
     const failed = await this.recordResults(results);
     if (failed > 0) {
       this.applyFailures++;
-      const delay = retryDelayMs(this.applyFailures, { retryInitialMs: 1_000, retryMaxMs: 60_000 }, this.rt.random);
-      this.log.warn({ event: 'apply.failed', inboxId: effect.id, failed, retryInMs: delay }, 'apply.failed');
+      const delay = retryDelayMs(
+        this.applyFailures,
+        { retryInitialMs: 1_000, retryMaxMs: 60_000 },
+        this.rt.random,
+      );
+      this.log.warn(
+        { event: 'apply.failed', inboxId: effect.id, failed, retryInMs: delay },
+        'apply.failed',
+      );
       // Promise 3: the position stays until every change of the interval is really applied.
-      this.later('apply-retry', delay, () => this.enqueue(() => this.process({ state: this.ordering, effects: [effect] })));
+      this.later('apply-retry', delay, () =>
+        this.enqueue(() => this.process({ state: this.ordering, effects: [effect] })),
+      );
       return undefined;
     }
     if (this.applyFailures > 0) await this.clearError();
     this.applyFailures = 0;
     await this.finishRow(effect.id, 'applied');
     this.rt.metrics.notificationsApplied.inc({ source: this.cfg.name });
-    this.log.debug({ event: 'notification.applied', inboxId: effect.id, until: effect.until.lexical, changes: changes.length }, 'notification.applied');
+    this.log.debug(
+      {
+        event: 'notification.applied',
+        inboxId: effect.id,
+        until: effect.until.lexical,
+        changes: changes.length,
+      },
+      'notification.applied',
+    );
     return applied(this.ordering, effect.id, this.rt.clock(), this.opts);
   }
 
@@ -445,7 +629,10 @@ export class SourceRunner {
    * results become 'skipped' (superseded); the later change brings the current bytes. Without a later
    * change the mismatch stands (never kept, promise 3).
    */
-  private async supersedeOutdated(results: ApplyResult[], after: DateTime | undefined): Promise<ApplyResult[]> {
+  private async supersedeOutdated(
+    results: ApplyResult[],
+    after: DateTime | undefined,
+  ): Promise<ApplyResult[]> {
     // Also a 404/410: the resource was deleted after this change was announced (its delete follows).
     const isMismatch = isOutdated;
     const pending = new Map<string, ApplyResult>();
@@ -458,11 +645,17 @@ export class SourceRunner {
     }
     if (later.size < pending.size && this.source.changeListUrl && after) {
       try {
-        const c = await collectChanges({ changeListUrl: this.source.changeListUrl }, after, undefined, this.rt.http);
+        const c = await collectChanges(
+          { changeListUrl: this.source.changeListUrl },
+          after,
+          undefined,
+          this.rt.http,
+        );
         for (const ch of c.changes) {
           const failed = pending.get(ch.uri);
           if (!failed) continue;
-          if (!failed.time || !ch.time || compareDateTime(ch.time, failed.time) > 0) later.add(ch.uri);
+          if (!failed.time || !ch.time || compareDateTime(ch.time, failed.time) > 0)
+            later.add(ch.uri);
         }
       } catch {
         // The lists cannot tell now: the mismatch stands and the step is retried.
@@ -470,7 +663,17 @@ export class SourceRunner {
     }
     if (later.size === 0) return results;
     this.log.debug({ event: 'mirror.outdated_change', uris: later.size }, 'mirror.outdated_change');
-    return results.map((r) => (isMismatch(r) && later.has(r.uri) ? { uri: r.uri, change: r.change, outcome: 'skipped', skipped: 'superseded', ...(r.time ? { time: r.time } : {}) } : r));
+    return results.map((r) =>
+      isMismatch(r) && later.has(r.uri)
+        ? {
+            uri: r.uri,
+            change: r.change,
+            outcome: 'skipped',
+            skipped: 'superseded',
+            ...(r.time ? { time: r.time } : {}),
+          }
+        : r,
+    );
   }
 
   /**
@@ -486,16 +689,31 @@ export class SourceRunner {
     for (const r of results) {
       this.rt.metrics.changesApplied.inc({ source: this.cfg.name, outcome: r.outcome });
       if (r.outcome === 'skipped') continue;
-      events.push({ at: now, uri: r.uri, change: r.change, outcome: r.outcome, ...(r.error ? { errorCode: r.error.code, error: r.error.message.slice(0, 500) } : {}) });
+      events.push({
+        at: now,
+        uri: r.uri,
+        change: r.change,
+        outcome: r.outcome,
+        ...(r.error ? { errorCode: r.error.code, error: r.error.message.slice(0, 500) } : {}),
+      });
       if (r.outcome === 'failed') {
         const kind = failureKind(r);
         const refused = !holdsPosition(kind);
         if (!refused) failed++;
         firstError ??= `${r.error?.code ?? 'failed'}: ${r.uri}: ${r.error?.message ?? ''}`;
-        const event = refused ? (kind === 'refused' ? 'mirror.path_refused' : 'mirror.resource_gone')
-          : r.error?.code === 'RSN_HASH_MISMATCH' ? 'mirror.hash_mismatch'
-            : r.error?.code === 'RSN_LENGTH_MISMATCH' ? 'mirror.length_mismatch' : 'mirror.apply_failed';
-        this.log.warn({ event, uri: r.uri, change: r.change, code: r.error?.code, error: r.error?.message }, event);
+        const event = refused
+          ? kind === 'refused'
+            ? 'mirror.path_refused'
+            : 'mirror.resource_gone'
+          : r.error?.code === 'RSN_HASH_MISMATCH'
+            ? 'mirror.hash_mismatch'
+            : r.error?.code === 'RSN_LENGTH_MISMATCH'
+              ? 'mirror.length_mismatch'
+              : 'mirror.apply_failed';
+        this.log.warn(
+          { event, uri: r.uri, change: r.change, code: r.error?.code, error: r.error?.message },
+          event,
+        );
       }
     }
     await this.rt.repo.addEvents(this.source.id, events);
@@ -504,43 +722,115 @@ export class SourceRunner {
     return failed;
   }
 
-  private async catchUpGap(effect: Extract<OrderingEffect, { kind: 'catch-up' }>): Promise<Transition | undefined> {
+  private async catchUpGap(
+    effect: Extract<OrderingEffect, { kind: 'catch-up' }>,
+  ): Promise<Transition | undefined> {
     const { repo, clock } = this.rt;
-    const id = await repo.startCatchUp(this.source.id, 'gap', effect.from.lexical, effect.to.lexical, clock());
-    this.log.info({ event: 'catchup.started', from: effect.from.lexical, to: effect.to.lexical }, 'catchup.started');
+    const id = await repo.startCatchUp(
+      this.source.id,
+      'gap',
+      effect.from.lexical,
+      effect.to.lexical,
+      clock(),
+    );
+    this.log.info(
+      { event: 'catchup.started', from: effect.from.lexical, to: effect.to.lexical },
+      'catchup.started',
+    );
     try {
-      if (!this.source.changeListUrl) throw new CatchUpError('RSN_CATCHUP_NO_CHANGELIST', 'the Capability List has no Change List', {});
-      const r = await collectChanges({ changeListUrl: this.source.changeListUrl }, effect.from, effect.to, this.rt.http);
+      if (!this.source.changeListUrl)
+        throw new CatchUpError(
+          'RSN_CATCHUP_NO_CHANGELIST',
+          'the Capability List has no Change List',
+          {},
+        );
+      const r = await collectChanges(
+        { changeListUrl: this.source.changeListUrl },
+        effect.from,
+        effect.to,
+        this.rt.http,
+      );
       if (r.historyGone) {
-        await repo.finishCatchUp(id, { state: 'history-gone', lastError: r.historyGoneReason, finishedAt: clock() });
+        await repo.finishCatchUp(id, {
+          state: 'history-gone',
+          lastError: r.historyGoneReason,
+          finishedAt: clock(),
+        });
         this.rt.metrics.catchUps.inc({ source: this.cfg.name, result: 'history-gone' });
-        this.log.warn({ event: 'catchup.history_gone', from: effect.from.lexical, reason: r.historyGoneReason }, 'catchup.history_gone');
+        this.log.warn(
+          { event: 'catchup.history_gone', from: effect.from.lexical, reason: r.historyGoneReason },
+          'catchup.history_gone',
+        );
         const at = await this.baseline('history-gone');
-        return at ? rebaselined(this.ordering, at, clock(), this.opts) : catchUpFailed(this.ordering, clock(), this.opts);
+        return at
+          ? rebaselined(this.ordering, at, clock(), this.opts)
+          : catchUpFailed(this.ordering, clock(), this.opts);
       }
-      const results = await this.supersedeOutdated(await this.mirror.apply(r.changes), r.coveredTo ?? effect.to);
+      const results = await this.supersedeOutdated(
+        await this.mirror.apply(r.changes),
+        r.coveredTo ?? effect.to,
+      );
       const failed = await this.recordResults(results);
       if (failed > 0 || !r.coveredTo) {
-        const why = failed > 0 ? `${failed} change(s) failed` : 'the Change Lists do not cover the gap yet';
-        await repo.finishCatchUp(id, { state: failed > 0 ? 'failed' : 'partial', changes: r.changes.length, lastError: why, finishedAt: clock() });
-        this.rt.metrics.catchUps.inc({ source: this.cfg.name, result: failed > 0 ? 'failed' : 'partial' });
-        this.log.warn({ event: 'catchup.incomplete', from: effect.from.lexical, to: effect.to.lexical, why }, 'catchup.incomplete');
+        const why =
+          failed > 0 ? `${failed} change(s) failed` : 'the Change Lists do not cover the gap yet';
+        await repo.finishCatchUp(id, {
+          state: failed > 0 ? 'failed' : 'partial',
+          changes: r.changes.length,
+          lastError: why,
+          finishedAt: clock(),
+        });
+        this.rt.metrics.catchUps.inc({
+          source: this.cfg.name,
+          result: failed > 0 ? 'failed' : 'partial',
+        });
+        this.log.warn(
+          { event: 'catchup.incomplete', from: effect.from.lexical, to: effect.to.lexical, why },
+          'catchup.incomplete',
+        );
         return catchUpFailed(this.ordering, clock(), this.opts);
       }
       const complete = compareDateTime(r.coveredTo, effect.to) >= 0;
-      await repo.finishCatchUp(id, { state: complete ? 'done' : 'partial', changes: r.changes.length, finishedAt: clock(), to: r.coveredTo.lexical });
-      this.rt.metrics.catchUps.inc({ source: this.cfg.name, result: complete ? 'done' : 'partial' });
+      await repo.finishCatchUp(id, {
+        state: complete ? 'done' : 'partial',
+        changes: r.changes.length,
+        finishedAt: clock(),
+        to: r.coveredTo.lexical,
+      });
+      this.rt.metrics.catchUps.inc({
+        source: this.cfg.name,
+        result: complete ? 'done' : 'partial',
+      });
       this.log.info(
-        { event: complete ? 'catchup.completed' : 'catchup.partial', from: effect.from.lexical, to: effect.to.lexical, coveredTo: r.coveredTo.lexical, changes: r.changes.length },
+        {
+          event: complete ? 'catchup.completed' : 'catchup.partial',
+          from: effect.from.lexical,
+          to: effect.to.lexical,
+          coveredTo: r.coveredTo.lexical,
+          changes: r.changes.length,
+        },
         complete ? 'catchup.completed' : 'catchup.partial',
       );
       if (complete) await this.clearError();
       return caughtUp(this.ordering, r.coveredTo, clock(), this.opts);
     } catch (err) {
       const e = describeError(err);
-      await repo.finishCatchUp(id, { state: 'failed', lastError: e.message.slice(0, 500), finishedAt: clock() });
+      await repo.finishCatchUp(id, {
+        state: 'failed',
+        lastError: e.message.slice(0, 500),
+        finishedAt: clock(),
+      });
       this.rt.metrics.catchUps.inc({ source: this.cfg.name, result: 'failed' });
-      this.log.warn({ event: 'catchup.failed', from: effect.from.lexical, to: effect.to.lexical, code: e.code, error: e.message }, 'catchup.failed');
+      this.log.warn(
+        {
+          event: 'catchup.failed',
+          from: effect.from.lexical,
+          to: effect.to.lexical,
+          code: e.code,
+          error: e.message,
+        },
+        'catchup.failed',
+      );
       await this.setError(`catch-up failed: ${e.message}`);
       return catchUpFailed(this.ordering, clock(), this.opts);
     }
@@ -551,90 +841,203 @@ export class SourceRunner {
    * when no step is in flight; the position moves only over what the lists prove (RC-21..RC-24).
    * Every outcome is counted once, in the catch-up table, the metric and the log alike.
    */
-  async catchUpToNow(reason: 'startup' | 'poll' | 'manual' | 'baseline' | 'resubscribed'): Promise<CatchUpOutcome> {
+  async catchUpToNow(
+    reason: 'startup' | 'poll' | 'manual' | 'baseline' | 'resubscribed',
+  ): Promise<CatchUpOutcome> {
     const { repo, clock } = this.rt;
     const from = this.ordering.syncedUntil;
     if (!from || this.ordering.applying) return { result: 'skipped' };
-    if (!this.source.changeListUrl) return { result: 'skipped', error: 'the Capability List has no Change List' };
-    const id = await repo.startCatchUp(this.source.id, reason === 'resubscribed' ? 'startup' : reason, from.lexical, undefined, clock());
-    const count = (result: string): void => this.rt.metrics.catchUps.inc({ source: this.cfg.name, result });
+    if (!this.source.changeListUrl)
+      return { result: 'skipped', error: 'the Capability List has no Change List' };
+    const id = await repo.startCatchUp(
+      this.source.id,
+      reason === 'resubscribed' ? 'startup' : reason,
+      from.lexical,
+      undefined,
+      clock(),
+    );
+    const count = (result: string): void =>
+      this.rt.metrics.catchUps.inc({ source: this.cfg.name, result });
     try {
-      const r = await collectChanges({ changeListUrl: this.source.changeListUrl }, from, undefined, this.rt.http);
+      const r = await collectChanges(
+        { changeListUrl: this.source.changeListUrl },
+        from,
+        undefined,
+        this.rt.http,
+      );
       if (r.historyGone) {
-        await repo.finishCatchUp(id, { state: 'history-gone', lastError: r.historyGoneReason, finishedAt: clock() });
+        await repo.finishCatchUp(id, {
+          state: 'history-gone',
+          lastError: r.historyGoneReason,
+          finishedAt: clock(),
+        });
         count('history-gone');
-        this.log.warn({ event: 'catchup.history_gone', from: from.lexical, reason, why: r.historyGoneReason }, 'catchup.history_gone');
+        this.log.warn(
+          { event: 'catchup.history_gone', from: from.lexical, reason, why: r.historyGoneReason },
+          'catchup.history_gone',
+        );
         const at = await this.baseline('history-gone');
         if (at) await this.process(rebaselined(this.ordering, at, clock(), this.opts));
-        return { result: 'history-gone', ...(r.historyGoneReason ? { historyGone: r.historyGoneReason } : {}), rebaselined: at !== undefined };
+        return {
+          result: 'history-gone',
+          ...(r.historyGoneReason ? { historyGone: r.historyGoneReason } : {}),
+          rebaselined: at !== undefined,
+        };
       }
       const results = await this.supersedeOutdated(await this.mirror.apply(r.changes), r.coveredTo);
       const failed = await this.recordResults(results);
       if (failed === 0 && !r.coveredTo && r.reachesPosition) {
         // Nothing listed after the position (a quiet Source between polls): nothing to prove or move.
-        await repo.finishCatchUp(id, { state: 'done', changes: r.changes.length, finishedAt: clock() });
+        await repo.finishCatchUp(id, {
+          state: 'done',
+          changes: r.changes.length,
+          finishedAt: clock(),
+        });
         count('up-to-date');
-        this.log.debug({ event: 'catchup.up_to_date', reason, from: from.lexical }, 'catchup.up_to_date');
+        this.log.debug(
+          { event: 'catchup.up_to_date', reason, from: from.lexical },
+          'catchup.up_to_date',
+        );
         return { result: 'up-to-date', changes: r.changes.length, failed: 0 };
       }
       if (failed > 0 || !r.coveredTo) {
-        const why = failed > 0 ? `${failed} change(s) failed` : r.reachesPosition
-          ? 'the Change Lists prove nothing after the position yet' : 'no Change List proves where it starts';
-        await repo.finishCatchUp(id, { state: failed > 0 ? 'failed' : 'partial', changes: r.changes.length, lastError: why, finishedAt: clock() });
+        const why =
+          failed > 0
+            ? `${failed} change(s) failed`
+            : r.reachesPosition
+              ? 'the Change Lists prove nothing after the position yet'
+              : 'no Change List proves where it starts';
+        await repo.finishCatchUp(id, {
+          state: failed > 0 ? 'failed' : 'partial',
+          changes: r.changes.length,
+          lastError: why,
+          finishedAt: clock(),
+        });
         count(failed > 0 ? 'failed' : 'partial');
-        this.log.warn({ event: 'catchup.incomplete', reason, from: from.lexical, why }, 'catchup.incomplete');
+        this.log.warn(
+          { event: 'catchup.incomplete', reason, from: from.lexical, why },
+          'catchup.incomplete',
+        );
         const result = failed > 0 ? 'failed' : r.reachesPosition ? 'up-to-date' : 'unproven';
         return { result, changes: r.changes.length, failed };
       }
-      await repo.finishCatchUp(id, { state: 'done', changes: r.changes.length, finishedAt: clock(), to: r.coveredTo.lexical });
+      await repo.finishCatchUp(id, {
+        state: 'done',
+        changes: r.changes.length,
+        finishedAt: clock(),
+        to: r.coveredTo.lexical,
+      });
       count('done');
-      this.log.info({ event: 'catchup.completed', reason, from: from.lexical, coveredTo: r.coveredTo.lexical, changes: r.changes.length }, 'catchup.completed');
+      this.log.info(
+        {
+          event: 'catchup.completed',
+          reason,
+          from: from.lexical,
+          coveredTo: r.coveredTo.lexical,
+          changes: r.changes.length,
+        },
+        'catchup.completed',
+      );
       if (this.applyFailures === 0) await this.clearError();
       await this.process(caughtUp(this.ordering, r.coveredTo, clock(), this.opts));
-      return { result: 'done', changes: r.changes.length, failed: 0, coveredTo: r.coveredTo.lexical };
+      return {
+        result: 'done',
+        changes: r.changes.length,
+        failed: 0,
+        coveredTo: r.coveredTo.lexical,
+      };
     } catch (err) {
       const e = describeError(err);
-      await repo.finishCatchUp(id, { state: 'failed', lastError: e.message.slice(0, 500), finishedAt: clock() });
+      await repo.finishCatchUp(id, {
+        state: 'failed',
+        lastError: e.message.slice(0, 500),
+        finishedAt: clock(),
+      });
       count('failed');
-      this.log.warn({ event: 'catchup.failed', reason, from: from.lexical, code: e.code, error: e.message }, 'catchup.failed');
+      this.log.warn(
+        { event: 'catchup.failed', reason, from: from.lexical, code: e.code, error: e.message },
+        'catchup.failed',
+      );
       await this.setError(`catch-up failed: ${e.message}`);
       return { result: 'failed', error: e.message };
     }
   }
 
   /** A baseline from the Resource List (RC-14..RC-16); returns its `at`, or undefined if incomplete. */
-  private async baseline(reason: 'initial' | 'history-gone' | 'manual'): Promise<DateTime | undefined> {
+  private async baseline(
+    reason: 'initial' | 'history-gone' | 'manual',
+  ): Promise<DateTime | undefined> {
     const { repo, clock } = this.rt;
     if (!this.source.resourceListUrl) {
       await this.setError('baseline impossible: the Capability List has no Resource List');
-      this.log.error({ event: 'baseline.failed', reason, error: 'no Resource List' }, 'baseline.failed');
+      this.log.error(
+        { event: 'baseline.failed', reason, error: 'no Resource List' },
+        'baseline.failed',
+      );
       return undefined;
     }
     const id = await repo.startCatchUp(this.source.id, 'baseline', undefined, undefined, clock());
-    this.log.info({ event: 'baseline.started', reason, resourceList: this.source.resourceListUrl }, 'baseline.started');
+    this.log.info(
+      { event: 'baseline.started', reason, resourceList: this.source.resourceListUrl },
+      'baseline.started',
+    );
     try {
       // previousUris: what the mirror held and the list no longer has was deleted meanwhile.
-      const r = await runBaseline(this.source.resourceListUrl, this.rt.http, this.mirror, { previousUris: () => repo.listResourceUris(this.source.id) });
+      const r = await runBaseline(this.source.resourceListUrl, this.rt.http, this.mirror, {
+        previousUris: () => repo.listResourceUris(this.source.id),
+      });
       const refused = r.failed.filter(isRefused);
       if (refused.length > 0) await this.recordResults(refused);
       const others = r.failed.filter((f) => !isRefused(f));
       const unresolved = others.length > 0 ? await this.resolveBaselineFailures(r.at, others) : [];
       if (unresolved.length > 0) {
         await this.recordResults(unresolved);
-        await repo.finishCatchUp(id, { state: 'failed', changes: r.resources, lastError: `${unresolved.length} resource(s) failed`, finishedAt: clock() });
-        this.log.warn({ event: 'baseline.incomplete', reason, failed: unresolved.length, resources: r.resources }, 'baseline.incomplete');
+        await repo.finishCatchUp(id, {
+          state: 'failed',
+          changes: r.resources,
+          lastError: `${unresolved.length} resource(s) failed`,
+          finishedAt: clock(),
+        });
+        this.log.warn(
+          {
+            event: 'baseline.incomplete',
+            reason,
+            failed: unresolved.length,
+            resources: r.resources,
+          },
+          'baseline.incomplete',
+        );
         return undefined;
       }
-      await repo.finishCatchUp(id, { state: 'done', changes: r.resources, finishedAt: clock(), to: r.at.lexical });
-      await repo.savePosition(this.source.id, { syncedUntil: r.at.lexical, baselineAt: r.at.lexical, baselineRanAt: clock() });
+      await repo.finishCatchUp(id, {
+        state: 'done',
+        changes: r.resources,
+        finishedAt: clock(),
+        to: r.at.lexical,
+      });
+      await repo.savePosition(this.source.id, {
+        syncedUntil: r.at.lexical,
+        baselineAt: r.at.lexical,
+        baselineRanAt: clock(),
+      });
       this.persisted = { syncedUntil: r.at.lexical };
-      this.log.info({ event: 'baseline.completed', reason, at: r.at.lexical, resources: r.resources }, 'baseline.completed');
+      this.log.info(
+        { event: 'baseline.completed', reason, at: r.at.lexical, resources: r.resources },
+        'baseline.completed',
+      );
       await this.clearError();
       return r.at;
     } catch (err) {
       const e = describeError(err);
-      await repo.finishCatchUp(id, { state: 'failed', lastError: e.message.slice(0, 500), finishedAt: clock() });
-      this.log.warn({ event: 'baseline.failed', reason, code: e.code, error: e.message }, 'baseline.failed');
+      await repo.finishCatchUp(id, {
+        state: 'failed',
+        lastError: e.message.slice(0, 500),
+        finishedAt: clock(),
+      });
+      this.log.warn(
+        { event: 'baseline.failed', reason, code: e.code, error: e.message },
+        'baseline.failed',
+      );
       await this.setError(`baseline failed: ${e.message}`);
       return undefined;
     }
@@ -645,18 +1048,37 @@ export class SourceRunner {
    * (or is gone). Such a failure is no failure if the Change Lists from `at` hold a later change of
    * that URI that applies cleanly. Returns the failures that remain.
    */
-  private async resolveBaselineFailures(at: DateTime, failed: readonly ApplyResult[]): Promise<ApplyResult[]> {
+  private async resolveBaselineFailures(
+    at: DateTime,
+    failed: readonly ApplyResult[],
+  ): Promise<ApplyResult[]> {
     if (!this.source.changeListUrl || !failed.every(isOutdated)) return [...failed];
     try {
-      const c = await collectChanges({ changeListUrl: this.source.changeListUrl }, at, undefined, this.rt.http);
+      const c = await collectChanges(
+        { changeListUrl: this.source.changeListUrl },
+        at,
+        undefined,
+        this.rt.http,
+      );
       if (c.historyGone) return [...failed];
       const results = await this.mirror.apply(c.changes);
       const bad = results.filter((x) => x.outcome === 'failed');
-      const fixed = new Set(results.filter((x) => x.outcome === 'written' || x.outcome === 'deleted').map((x) => x.uri));
+      const fixed = new Set(
+        results.filter((x) => x.outcome === 'written' || x.outcome === 'deleted').map((x) => x.uri),
+      );
       await this.recordResults(results.filter((x) => x.outcome !== 'failed'));
       const remaining = failed.filter((f) => !fixed.has(f.uri));
-      this.log.info({ event: 'baseline.failures_resolved', failed: failed.length, resolved: failed.length - remaining.length }, 'baseline.failures_resolved');
-      return bad.length > 0 ? [...remaining, ...bad.filter((b) => !remaining.some((r) => r.uri === b.uri))] : remaining;
+      this.log.info(
+        {
+          event: 'baseline.failures_resolved',
+          failed: failed.length,
+          resolved: failed.length - remaining.length,
+        },
+        'baseline.failures_resolved',
+      );
+      return bad.length > 0
+        ? [...remaining, ...bad.filter((b) => !remaining.some((r) => r.uri === b.uri))]
+        : remaining;
     } catch {
       return [...failed];
     }
@@ -678,10 +1100,12 @@ export class SourceRunner {
   private scheduleReconcile(): void {
     const every = this.cfg.reconcileInterval;
     if (!every || every <= 0) return;
-    this.later('reconcile', every, () => this.enqueue(async () => {
-      if (this.ready) await this.reconcile('periodic').catch(() => undefined);
-      this.scheduleReconcile();
-    }));
+    this.later('reconcile', every, () =>
+      this.enqueue(async () => {
+        if (this.ready) await this.reconcile('periodic').catch(() => undefined);
+        this.scheduleReconcile();
+      }),
+    );
   }
 
   /**
@@ -690,28 +1114,55 @@ export class SourceRunner {
    * metric per run.
    */
   async reconcile(reason: 'periodic' | 'manual'): Promise<ReconcileResult> {
-    const outcome = (o: string): void => this.rt.metrics.reconciles.inc({ source: this.cfg.name, outcome: o });
+    const outcome = (o: string): void =>
+      this.rt.metrics.reconciles.inc({ source: this.cfg.name, outcome: o });
     try {
       if (!this.source.resourceListUrl) throw new Error('the Capability List has no Resource List');
       const r = await reconcileMirror({
-        resourceListUrl: this.source.resourceListUrl, mirrorDir: this.cfg.mirrorDir, http: this.rt.http, mirror: this.mirror,
+        resourceListUrl: this.source.resourceListUrl,
+        mirrorDir: this.cfg.mirrorDir,
+        http: this.rt.http,
+        mirror: this.mirror,
         knownUris: () => this.rt.repo.listResourceUris(this.source.id),
-        lastChangeKey: async (uri) => (await this.rt.repo.getResource(this.source.id, uri))?.lastChangeKey,
+        lastChangeKey: async (uri) =>
+          (await this.rt.repo.getResource(this.source.id, uri))?.lastChangeKey,
       });
       await this.recordResults(r.results.filter((x) => x.outcome !== 'failed' || !isOutdated(x)));
-      const result = r.failed > 0 ? 'failed' : r.fetched + r.removed > 0 ? 'repaired' : r.report.inSync ? 'in-sync' : 'source-changing';
+      const result =
+        r.failed > 0
+          ? 'failed'
+          : r.fetched + r.removed > 0
+            ? 'repaired'
+            : r.report.inSync
+              ? 'in-sync'
+              : 'source-changing';
       outcome(result);
       const level = r.fetched + r.removed + r.failed > 0 ? 'warn' : 'info';
-      this.log[level]({
-        event: 'reconcile.completed', reason, result, inSyncBefore: r.report.inSync, checked: r.report.checked,
-        missing: r.report.missing.length, extra: r.report.extra.length, different: r.report.different.length,
-        fetched: r.fetched, removed: r.removed, failed: r.failed, changedMeanwhile: r.changedMeanwhile,
-      }, 'reconcile.completed');
+      this.log[level](
+        {
+          event: 'reconcile.completed',
+          reason,
+          result,
+          inSyncBefore: r.report.inSync,
+          checked: r.report.checked,
+          missing: r.report.missing.length,
+          extra: r.report.extra.length,
+          different: r.report.different.length,
+          fetched: r.fetched,
+          removed: r.removed,
+          failed: r.failed,
+          changedMeanwhile: r.changedMeanwhile,
+        },
+        'reconcile.completed',
+      );
       return r;
     } catch (err) {
       outcome('failed');
       const e = describeError(err);
-      this.log.warn({ event: 'reconcile.failed', reason, code: e.code, error: e.message }, 'reconcile.failed');
+      this.log.warn(
+        { event: 'reconcile.failed', reason, code: e.code, error: e.message },
+        'reconcile.failed',
+      );
       throw err;
     }
   }
@@ -740,21 +1191,31 @@ export class SourceRunner {
     }
     let outcome = await this.catchUpToNow('manual');
     // A baseline just taken is itself the proof up to its `at` (RC-15).
-    if (!before?.syncedUntil && (outcome.result === 'up-to-date' || outcome.result === 'unproven')) outcome = { ...outcome, result: 'done', coveredTo: this.ordering.syncedUntil?.lexical };
-    return { ...(this.ordering.syncedUntil ? { syncedUntil: this.ordering.syncedUntil.lexical } : {}), outcome };
+    if (!before?.syncedUntil && (outcome.result === 'up-to-date' || outcome.result === 'unproven'))
+      outcome = { ...outcome, result: 'done', coveredTo: this.ordering.syncedUntil?.lexical };
+    return {
+      ...(this.ordering.syncedUntil ? { syncedUntil: this.ordering.syncedUntil.lexical } : {}),
+      outcome,
+    };
   }
 
   // ---- status and errors
 
   private async setError(message: string): Promise<void> {
     this.lastError = message;
-    await this.rt.repo.updateSource(this.source.id, { lastError: message.slice(0, 500), lastErrorAt: this.rt.clock() });
+    await this.rt.repo.updateSource(this.source.id, {
+      lastError: message.slice(0, 500),
+      lastErrorAt: this.rt.clock(),
+    });
   }
 
   private async clearError(): Promise<void> {
     if (this.lastError === undefined) return;
     this.lastError = undefined;
-    await this.rt.repo.updateSource(this.source.id, { lastError: undefined, lastErrorAt: undefined });
+    await this.rt.repo.updateSource(this.source.id, {
+      lastError: undefined,
+      lastErrorAt: undefined,
+    });
   }
 
   async status(): Promise<SourceStatus> {
@@ -774,10 +1235,14 @@ export class SourceRunner {
     this.timers.clear();
     const settle = Promise.all([this.lane, this.subLane]);
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([settle, new Promise<void>((r) => { timer = setTimeout(r, timeoutMs); })]);
+    await Promise.race([
+      settle,
+      new Promise<void>((r) => {
+        timer = setTimeout(r, timeoutMs);
+      }),
+    ]);
     if (timer) clearTimeout(timer);
     await this.mirror.close();
     await this.hooks?.drain(5_000);
   }
 }
-

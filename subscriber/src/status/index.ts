@@ -1,7 +1,11 @@
 // status/: what `status` shows per source, built from the store (so the CLI can read a running
 // daemon's database) plus, inside the daemon, the live ordering figures.
 import { parseDateTime } from '@rsnotify/shared';
-import type { SourceRecord, SubscriberRepository, SubscriptionRecord } from '../store/repository.js';
+import type {
+  SourceRecord,
+  SubscriberRepository,
+  SubscriptionRecord,
+} from '../store/repository.js';
 
 export interface SourceStatus {
   readonly name: string;
@@ -46,7 +50,9 @@ function safeMs(lexical: string | undefined): number | undefined {
 }
 
 /** The subscription that speaks for the source: the newest active one, else the newest record. */
-export function representativeSubscription(subs: readonly SubscriptionRecord[]): SubscriptionRecord | undefined {
+export function representativeSubscription(
+  subs: readonly SubscriptionRecord[],
+): SubscriptionRecord | undefined {
   const active = subs.filter((s) => s.state === 'active').sort((a, b) => b.id - a.id)[0];
   return active ?? [...subs].sort((a, b) => b.id - a.id)[0];
 }
@@ -57,20 +63,34 @@ export interface LiveFigures {
   readonly lastError?: string;
 }
 
-export async function sourceStatus(repo: SubscriberRepository, source: SourceRecord, live: LiveFigures = {}): Promise<SourceStatus> {
-  const [subs, pos, counters] = await Promise.all([repo.listSubscriptions(source.id), repo.getPosition(source.id), repo.counters(source.id)]);
+export async function sourceStatus(
+  repo: SubscriberRepository,
+  source: SourceRecord,
+  live: LiveFigures = {},
+): Promise<SourceStatus> {
+  const [subs, pos, counters] = await Promise.all([
+    repo.listSubscriptions(source.id),
+    repo.getPosition(source.id),
+    repo.counters(source.id),
+  ]);
   const sub = representativeSubscription(subs);
   const syncedMs = safeMs(pos?.syncedUntil);
   const newest = live.newestUntilMs ?? safeMs(counters.newestUntil);
-  const lagMs = syncedMs !== undefined && newest !== undefined ? Math.max(0, Math.round(newest - syncedMs)) : 0;
-  const lastError = live.lastError ?? source.lastError ?? (sub?.state === 'denied' ? `denied by hub: ${sub.deniedReason ?? ''}` : sub?.lastError);
+  const lagMs =
+    syncedMs !== undefined && newest !== undefined ? Math.max(0, Math.round(newest - syncedMs)) : 0;
+  const lastError =
+    live.lastError ??
+    source.lastError ??
+    (sub?.state === 'denied' ? `denied by hub: ${sub.deniedReason ?? ''}` : sub?.lastError);
   const out: SourceStatus = {
     name: source.name,
     mode: source.mode,
     ...(source.hub ? { hub: source.hub } : {}),
     ...(source.topic ? { topic: source.topic } : {}),
     ...(sub ? { subscriptionState: sub.state } : {}),
-    ...(sub?.state === 'active' && sub.leaseExpiresAt !== undefined ? { leaseExpiresAt: iso(sub.leaseExpiresAt)! } : {}),
+    ...(sub?.state === 'active' && sub.leaseExpiresAt !== undefined
+      ? { leaseExpiresAt: iso(sub.leaseExpiresAt)! }
+      : {}),
     ...(sub?.state === 'active' && sub.renewAt !== undefined ? { renewAt: iso(sub.renewAt)! } : {}),
     ...(pos?.syncedUntil ? { syncedUntil: pos.syncedUntil } : {}),
     lagMs,
@@ -93,7 +113,9 @@ export function formatStatus(statuses: readonly SourceStatus[]): string {
   if (statuses.length === 0) return 'no sources\n';
   const lines: string[] = [];
   for (const s of statuses) {
-    lines.push(`${s.name}  (${s.mode}${s.subscriptionState ? `, subscription ${s.subscriptionState}` : ''})`);
+    lines.push(
+      `${s.name}  (${s.mode}${s.subscriptionState ? `, subscription ${s.subscriptionState}` : ''})`,
+    );
     const row = (k: string, v: string | number | undefined): void => {
       if (v !== undefined && v !== '') lines.push(`  ${k.padEnd(15)} ${v}`);
     };

@@ -7,25 +7,52 @@ import type { SourceStatus } from './index.js';
 
 /** The fields shown first, in this order; any other field of SourceStatus follows them. */
 const FIRST: readonly (keyof SourceStatus)[] = [
-  'mode', 'subscriptionState', 'hub', 'topic', 'leaseExpiresAt', 'renewAt', 'syncedUntil', 'lagMs', 'buffered',
-  'catchUps', 'changesApplied', 'resources', 'lastAppliedAt', 'errors', 'lastError',
+  'mode',
+  'subscriptionState',
+  'hub',
+  'topic',
+  'leaseExpiresAt',
+  'renewAt',
+  'syncedUntil',
+  'lagMs',
+  'buffered',
+  'catchUps',
+  'changesApplied',
+  'resources',
+  'lastAppliedAt',
+  'errors',
+  'lastError',
 ];
 
 const LABELS: Partial<Record<string, string>> = {
-  subscriptionState: 'subscription', leaseExpiresAt: 'lease expires', renewAt: 'renew at', syncedUntil: 'synced until',
-  lagMs: 'lag (ms)', catchUps: 'catch-ups', changesApplied: 'changes applied', lastAppliedAt: 'last applied',
-  lastError: 'last error', ignoredDeliveries: 'ignored deliveries', deniedReason: 'denied', baselineAt: 'baseline at',
+  subscriptionState: 'subscription',
+  leaseExpiresAt: 'lease expires',
+  renewAt: 'renew at',
+  syncedUntil: 'synced until',
+  lagMs: 'lag (ms)',
+  catchUps: 'catch-ups',
+  changesApplied: 'changes applied',
+  lastAppliedAt: 'last applied',
+  lastError: 'last error',
+  ignoredDeliveries: 'ignored deliveries',
+  deniedReason: 'denied',
+  baselineAt: 'baseline at',
 };
 
 function orderedEntries(s: SourceStatus): [string, unknown][] {
   const rec = s as unknown as Record<string, unknown>;
-  const keys = [...FIRST.filter((k) => k in rec), ...Object.keys(rec).filter((k) => k !== 'name' && !FIRST.includes(k as keyof SourceStatus))];
+  const keys = [
+    ...FIRST.filter((k) => k in rec),
+    ...Object.keys(rec).filter((k) => k !== 'name' && !FIRST.includes(k as keyof SourceStatus)),
+  ];
   return keys.map((k) => [k, rec[k]]);
 }
 
 function display(v: unknown): string {
   if (v === undefined || v === null) return '';
-  return typeof v === 'object' ? JSON.stringify(v) : String(v as string | number | boolean | bigint);
+  return typeof v === 'object'
+    ? JSON.stringify(v)
+    : String(v as string | number | boolean | bigint);
 }
 
 export const STATUS_CSS = `body{margin:0;font:14px/1.45 system-ui,sans-serif;color:#1d2430;background:#f6f7f9}
@@ -35,14 +62,41 @@ h2{font-size:16px;margin:6px 0}table{border-collapse:collapse;width:100%}th,td{t
 th{width:180px;color:#5d6b7e;font-weight:600}td{font-variant-numeric:tabular-nums;word-break:break-all}
 .lag-ok{color:#17803d;font-weight:600}.lag-behind{color:#a35f00;font-weight:600}.muted{color:#5d6b7e}`;
 
-export function statusPage(statuses: readonly SourceStatus[], generatedAt: string): HtmlEscapedString | Promise<HtmlEscapedString> {
+export function statusPage(
+  statuses: readonly SourceStatus[],
+  generatedAt: string,
+): HtmlEscapedString | Promise<HtmlEscapedString> {
   return html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="5"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>rsnotify subscriber status</title><link rel="stylesheet" href="/status.css"></head>
-<body><header><h1>rsnotify subscriber</h1></header><main>
-<p class="muted">As of <time>${generatedAt}</time>; the same data as <code>rsnotify-subscriber status --json</code> and <a href="/status.json">/status.json</a>.</p>
-${statuses.length === 0 ? html`<p>No Sources configured.</p>` : statuses.map((s) => html`<section data-source="${s.name}"><h2>${s.name}</h2><table>
-${orderedEntries(s).map(([k, v]) => html`<tr data-field="${k}"><th>${LABELS[k] ?? k}</th><td${k === 'lagMs' ? html` class="${Number(v) === 0 ? 'lag-ok' : 'lag-behind'}"` : ''}>${display(v)}</td></tr>`)}
-</table></section>`)}
-</main></body></html>`;
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta http-equiv="refresh" content="5" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>rsnotify subscriber status</title>
+        <link rel="stylesheet" href="/status.css" />
+      </head>
+      <body>
+        <header><h1>rsnotify subscriber</h1></header>
+        <main>
+          <p class="muted">
+            As of <time>${generatedAt}</time>; the same data as
+            <code>rsnotify-subscriber status --json</code> and
+            <a href="/status.json">/status.json</a>.
+          </p>
+          ${
+            statuses.length === 0
+              ? html`<p>No Sources configured.</p>`
+              : statuses.map(
+                  (s) =>
+                    html`<section data-source="${s.name}">
+                      <h2>${s.name}</h2>
+                      <table>
+                        ${orderedEntries(s).map(([k, v]) => html`<tr data-field="${k}"><th>${LABELS[k] ?? k}</th><td${k === 'lagMs' ? html` class="${Number(v) === 0 ? 'lag-ok' : 'lag-behind'}"` : ''}>${display(v)}</td></tr>`)}
+                      </table>
+                    </section>`,
+                )
+          }
+        </main>
+      </body>
+    </html>`;
 }

@@ -12,7 +12,8 @@ export interface StatusRouteDeps {
   readonly clock: () => number;
 }
 
-const CSP = "default-src 'none'; style-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+const CSP =
+  "default-src 'none'; style-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 function digest(s: string): Buffer {
   return createHash('sha256').update(s, 'utf8').digest();
@@ -24,7 +25,14 @@ function bearerGuard(token: string | undefined): MiddlewareHandler {
     if (expected !== undefined) {
       const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(c.req.header('authorization') ?? '');
       if (!m || !timingSafeEqual(digest(m[1]!), expected)) {
-        return c.json({ error: 'RSN_STATUS_UNAUTHORIZED', message: 'the status page needs Authorization: Bearer <statusToken>' }, 401, { 'www-authenticate': 'Bearer' });
+        return c.json(
+          {
+            error: 'RSN_STATUS_UNAUTHORIZED',
+            message: 'the status page needs Authorization: Bearer <statusToken>',
+          },
+          401,
+          { 'www-authenticate': 'Bearer' },
+        );
       }
     }
     await next();
@@ -41,7 +49,11 @@ export function createStatusRoutes(deps: StatusRouteDeps): Hono {
   app.use('/status.json', guard);
   app.use('/status.css', guard);
   app.get('/status.json', async (c) => c.json(await deps.status()));
-  app.get('/status', async (c) => c.html(statusPage(await deps.status(), new Date(deps.clock()).toISOString())));
-  app.get('/status.css', (c) => c.body(STATUS_CSS, 200, { 'content-type': 'text/css; charset=utf-8' }));
+  app.get('/status', async (c) =>
+    c.html(statusPage(await deps.status(), new Date(deps.clock()).toISOString())),
+  );
+  app.get('/status.css', (c) =>
+    c.body(STATUS_CSS, 200, { 'content-type': 'text/css; charset=utf-8' }),
+  );
   return app;
 }

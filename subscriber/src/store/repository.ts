@@ -56,7 +56,9 @@ export interface SubscriptionRecord {
 }
 
 export type NewSubscription = Omit<SubscriptionRecord, 'id' | 'updatedAt'>;
-export type SubscriptionPatch = Partial<Omit<SubscriptionRecord, 'id' | 'sourceId' | 'callbackToken' | 'callbackUrl'>>;
+export type SubscriptionPatch = Partial<
+  Omit<SubscriptionRecord, 'id' | 'sourceId' | 'callbackToken' | 'callbackUrl'>
+>;
 
 export type InboxState = 'new' | 'buffered' | 'applying' | 'applied' | 'superseded' | 'invalid';
 export const OPEN_INBOX_STATES: readonly InboxState[] = ['new', 'buffered', 'applying'];
@@ -147,7 +149,10 @@ export interface SubscriberRepository {
   getInbox(id: number): Promise<InboxRow | undefined>;
   /** Rows not yet applied or superseded, oldest first: what a restart feeds back to ordering. */
   listOpenInbox(sourceId: number): Promise<InboxRow[]>;
-  updateInbox(id: number, patch: { state?: InboxState; from?: string; until?: string; error?: string }): Promise<void>;
+  updateInbox(
+    id: number,
+    patch: { state?: InboxState; from?: string; until?: string; error?: string },
+  ): Promise<void>;
   setInboxState(ids: readonly number[], state: InboxState): Promise<void>;
   /** Drops bodies of finished rows older than `before` (keeps the table small). */
   pruneInbox(sourceId: number, before: number): Promise<number>;
@@ -167,8 +172,23 @@ export interface SubscriberRepository {
   addEvents(sourceId: number, events: readonly EventRecord[]): Promise<void>;
   recentEvents(sourceId: number, limit: number): Promise<EventRecord[]>;
 
-  startCatchUp(sourceId: number, reason: CatchUpReason, from: string | undefined, to: string | undefined, now: number): Promise<number>;
-  finishCatchUp(id: number, patch: { state: CatchUpState; changes?: number; lastError?: string; finishedAt: number; to?: string }): Promise<void>;
+  startCatchUp(
+    sourceId: number,
+    reason: CatchUpReason,
+    from: string | undefined,
+    to: string | undefined,
+    now: number,
+  ): Promise<number>;
+  finishCatchUp(
+    id: number,
+    patch: {
+      state: CatchUpState;
+      changes?: number;
+      lastError?: string;
+      finishedAt: number;
+      to?: string;
+    },
+  ): Promise<void>;
   lastCatchUp(sourceId: number): Promise<CatchUpRecord | undefined>;
 
   counters(sourceId: number): Promise<SourceCounters>;

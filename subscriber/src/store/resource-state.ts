@@ -14,7 +14,10 @@ export interface ResourceStateStoreImpl {
   set(uri: string, state: (ResourceState & { path: string }) | null): Promise<void>;
 }
 
-export function createResourceStateStore(repo: SubscriberRepository, sourceId: number): ResourceStateStoreImpl {
+export function createResourceStateStore(
+  repo: SubscriberRepository,
+  sourceId: number,
+): ResourceStateStoreImpl {
   return {
     async get(uri) {
       const rec = await repo.getResource(sourceId, uri);

@@ -1,7 +1,15 @@
 // The subscriber's tables. Datetimes from documents are stored as their
 // lexical form (exact round trip, RN-5 equality) next to a sortable key where we query by them;
 // wall-clock instants are integer milliseconds.
-import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import {
+  blob,
+  index,
+  integer,
+  primaryKey,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/sqlite-core';
 
 export const sources = sqliteTable('sources', {
   id: integer('id').primaryKey({ autoIncrement: true }),
@@ -17,7 +25,9 @@ export const sources = sqliteTable('sources', {
   discoveryRoute: text('discovery_route'),
   discoveredAt: integer('discovered_at'),
   /** Set by `unsubscribe NAME`: the daemon does not subscribe again until its next start. */
-  subscriptionDisabled: integer('subscription_disabled', { mode: 'boolean' }).notNull().default(false),
+  subscriptionDisabled: integer('subscription_disabled', { mode: 'boolean' })
+    .notNull()
+    .default(false),
   ignoredDeliveries: integer('ignored_deliveries').notNull().default(0),
   // Running totals for `status`: the events and catchups rows they count are pruned after a while,
   // so they are kept here, updated in the same transaction as the rows.
@@ -32,7 +42,9 @@ export const subscriptions = sqliteTable(
   'subscriptions',
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
-    sourceId: integer('source_id').notNull().references(() => sources.id),
+    sourceId: integer('source_id')
+      .notNull()
+      .references(() => sources.id),
     hub: text('hub').notNull(),
     topic: text('topic').notNull(),
     /** The unguessable last path segment of the callback URL (WS-5). */
@@ -54,14 +66,19 @@ export const subscriptions = sqliteTable(
     deniedReason: text('denied_reason'),
     updatedAt: integer('updated_at').notNull(),
   },
-  (t) => [uniqueIndex('subscriptions_token_idx').on(t.callbackToken), index('subscriptions_source_idx').on(t.sourceId, t.state)],
+  (t) => [
+    uniqueIndex('subscriptions_token_idx').on(t.callbackToken),
+    index('subscriptions_source_idx').on(t.sourceId, t.state),
+  ],
 );
 
 export const inbox = sqliteTable(
   'inbox',
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
-    sourceId: integer('source_id').notNull().references(() => sources.id),
+    sourceId: integer('source_id')
+      .notNull()
+      .references(() => sources.id),
     subscriptionId: integer('subscription_id'),
     receivedAt: integer('received_at').notNull(),
     contentType: text('content_type'),
@@ -78,7 +95,9 @@ export const inbox = sqliteTable(
 );
 
 export const position = sqliteTable('position', {
-  sourceId: integer('source_id').primaryKey().references(() => sources.id),
+  sourceId: integer('source_id')
+    .primaryKey()
+    .references(() => sources.id),
   /** Lexical `until` of the last interval really applied (promise 3); null before any. */
   syncedUntil: text('synced_until'),
   gapOpenedAt: integer('gap_opened_at'),
@@ -92,7 +111,9 @@ export const position = sqliteTable('position', {
 export const resources = sqliteTable(
   'resources',
   {
-    sourceId: integer('source_id').notNull().references(() => sources.id),
+    sourceId: integer('source_id')
+      .notNull()
+      .references(() => sources.id),
     uri: text('uri').notNull(),
     path: text('path').notNull(),
     sha256: text('sha256'),
@@ -107,7 +128,9 @@ export const events = sqliteTable(
   'events',
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
-    sourceId: integer('source_id').notNull().references(() => sources.id),
+    sourceId: integer('source_id')
+      .notNull()
+      .references(() => sources.id),
     at: integer('at').notNull(),
     uri: text('uri').notNull(),
     change: text('change').notNull(),
@@ -123,7 +146,9 @@ export const catchups = sqliteTable(
   'catchups',
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
-    sourceId: integer('source_id').notNull().references(() => sources.id),
+    sourceId: integer('source_id')
+      .notNull()
+      .references(() => sources.id),
     /** gap | startup | poll | manual | baseline */
     reason: text('reason').notNull(),
     from: text('from_at'),

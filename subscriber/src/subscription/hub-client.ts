@@ -17,9 +17,20 @@ export type HubOutcome =
   /** 202 (RT-9): accepted, verification follows asynchronously. */
   | { readonly kind: 'accepted'; readonly status: number; readonly hub: string }
   /** 4xx: the hub refused the request; `body` is its text explanation (WS-6, WH-4). */
-  | { readonly kind: 'rejected'; readonly status: number; readonly body: string; readonly hub: string }
+  | {
+      readonly kind: 'rejected';
+      readonly status: number;
+      readonly body: string;
+      readonly hub: string;
+    }
   /** 5xx, network error, too many redirects: try again later. */
-  | { readonly kind: 'failed'; readonly status?: number; readonly body?: string; readonly error?: string; readonly hub: string };
+  | {
+      readonly kind: 'failed';
+      readonly status?: number;
+      readonly body?: string;
+      readonly error?: string;
+      readonly hub: string;
+    };
 
 const MAX_REDIRECTS = 5;
 const MAX_ERROR_BODY = 2_000;
@@ -39,7 +50,8 @@ export function encodeHubRequest(req: HubRequest): string {
   form.set(WEBSUB.callback, req.callback);
   form.set(WEBSUB.mode, req.mode);
   form.set(WEBSUB.topic, req.topic);
-  if (req.mode === 'subscribe' && req.leaseSeconds !== undefined) form.set(WEBSUB.leaseSeconds, String(req.leaseSeconds));
+  if (req.mode === 'subscribe' && req.leaseSeconds !== undefined)
+    form.set(WEBSUB.leaseSeconds, String(req.leaseSeconds));
   if (req.mode === 'subscribe' && req.secret !== undefined) form.set(WEBSUB.secret, req.secret);
   return form.toString();
 }
@@ -47,11 +59,17 @@ export function encodeHubRequest(req: HubRequest): string {
 /** Classifies a hub response (pure). */
 export function classifyHubResponse(status: number, body: string, hub: string): HubOutcome {
   if (status >= 200 && status < 300) return { kind: 'accepted', status, hub };
-  if (status >= 400 && status < 500 && status !== 408 && status !== 429) return { kind: 'rejected', status, body, hub };
+  if (status >= 400 && status < 500 && status !== 408 && status !== 429)
+    return { kind: 'rejected', status, body, hub };
   return { kind: 'failed', status, body, hub };
 }
 
-export async function sendHubRequest(req: HubRequest, dispatcher: Dispatcher, policy: OutboundPolicy, timeoutMs = 15_000): Promise<HubOutcome> {
+export async function sendHubRequest(
+  req: HubRequest,
+  dispatcher: Dispatcher,
+  policy: OutboundPolicy,
+  timeoutMs = 15_000,
+): Promise<HubOutcome> {
   const body = encodeHubRequest(req);
   let url = req.hub;
   for (let hop = 0; ; hop++) {
@@ -63,12 +81,16 @@ export async function sendHubRequest(req: HubRequest, dispatcher: Dispatcher, po
         body,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
-        headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8', 'user-agent': 'rsnotify-subscriber' },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded; charset=utf-8',
+          'user-agent': 'rsnotify-subscriber',
+        },
       });
       const location = res.headers.location;
       if ((res.statusCode === 307 || res.statusCode === 308) && typeof location === 'string') {
         await res.body.dump();
-        if (hop >= MAX_REDIRECTS) return { kind: 'failed', status: res.statusCode, error: 'too many redirects', hub: url };
+        if (hop >= MAX_REDIRECTS)
+          return { kind: 'failed', status: res.statusCode, error: 'too many redirects', hub: url };
         // WS-6: re-POST the same body to Location.
         url = new URL(location, url).href;
         continue;

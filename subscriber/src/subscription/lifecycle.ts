@@ -25,13 +25,25 @@ export const DEFAULT_LEASE_POLICY: LeasePolicy = {
 };
 
 /** renewAt = verifiedAt + 0.8 * lease (RT-13, WS-9: the lease counts from the verification). */
-export function renewAtFor(verifiedAt: number, leaseSeconds: number, policy: Pick<LeasePolicy, 'renewFraction'> = DEFAULT_LEASE_POLICY): number {
+export function renewAtFor(
+  verifiedAt: number,
+  leaseSeconds: number,
+  policy: Pick<LeasePolicy, 'renewFraction'> = DEFAULT_LEASE_POLICY,
+): number {
   return verifiedAt + Math.floor(leaseSeconds * 1000 * policy.renewFraction);
 }
 
 /** Exponential backoff with jitter in [50%, 100%) of the capped step; `attempt` counts from 1. */
-export function retryDelayMs(attempt: number, policy: Pick<LeasePolicy, 'retryInitialMs' | 'retryMaxMs'>, rand: () => number): number {
-  return backoff(attempt, { baseMs: policy.retryInitialMs, maxMs: policy.retryMaxMs, jitter: 'half' }, rand);
+export function retryDelayMs(
+  attempt: number,
+  policy: Pick<LeasePolicy, 'retryInitialMs' | 'retryMaxMs'>,
+  rand: () => number,
+): number {
+  return backoff(
+    attempt,
+    { baseMs: policy.retryInitialMs, maxMs: policy.retryMaxMs, jitter: 'half' },
+    rand,
+  );
 }
 
 export function topicsMatch(a: string, b: string): boolean {
@@ -49,7 +61,12 @@ export interface VerificationQuery {
 }
 
 export type VerificationDecision =
-  | { readonly kind: 'confirm'; readonly challenge: string; readonly patch: SubscriptionPatch; readonly event: 'subscription.verified' | 'subscription.unsubscribed' }
+  | {
+      readonly kind: 'confirm';
+      readonly challenge: string;
+      readonly patch: SubscriptionPatch;
+      readonly event: 'subscription.verified' | 'subscription.unsubscribed';
+    }
   | { readonly kind: 'denied'; readonly patch: SubscriptionPatch }
   | { readonly kind: 'reject'; readonly why: string };
 
@@ -60,19 +77,32 @@ export function decideVerification(
   policy: Pick<LeasePolicy, 'renewFraction' | 'assumedLeaseSeconds'> = DEFAULT_LEASE_POLICY,
 ): VerificationDecision {
   if (!rec) return { kind: 'reject', why: 'unknown callback' };
-  if (!q.mode || q.topic === undefined) return { kind: 'reject', why: 'hub.mode or hub.topic missing' };
+  if (!q.mode || q.topic === undefined)
+    return { kind: 'reject', why: 'hub.mode or hub.topic missing' };
   // WS-8: compare after decoding percent-encoded unreserved characters (WH-6).
   if (!topicsMatch(q.topic, rec.topic)) return { kind: 'reject', why: 'topic does not match' };
   if (q.mode === 'denied') {
     // WS-10: the hub refuses; answer 2xx, record it, and do not retry in a loop.
-    if (rec.state === 'unsubscribed' || rec.state === 'abandoned') return { kind: 'reject', why: `denial for a ${rec.state} subscription` };
-    return { kind: 'denied', patch: { state: 'denied', deniedReason: q.reason ?? '', updatedAt: now } };
+    if (rec.state === 'unsubscribed' || rec.state === 'abandoned')
+      return { kind: 'reject', why: `denial for a ${rec.state} subscription` };
+    return {
+      kind: 'denied',
+      patch: { state: 'denied', deniedReason: q.reason ?? '', updatedAt: now },
+    };
   }
-  if (q.challenge === undefined || q.challenge === '') return { kind: 'reject', why: 'hub.challenge missing' };
+  if (q.challenge === undefined || q.challenge === '')
+    return { kind: 'reject', why: 'hub.challenge missing' };
   if (q.mode === 'subscribe') {
-    if (rec.state !== 'pending-subscribe') return { kind: 'reject', why: `no pending subscribe (state ${rec.state})` };
-    const parsed = q.leaseSeconds !== undefined && /^\d+$/.test(q.leaseSeconds) ? Number(q.leaseSeconds) : undefined;
-    const lease = parsed !== undefined && parsed > 0 ? parsed : (rec.requestedLeaseSeconds ?? policy.assumedLeaseSeconds);
+    if (rec.state !== 'pending-subscribe')
+      return { kind: 'reject', why: `no pending subscribe (state ${rec.state})` };
+    const parsed =
+      q.leaseSeconds !== undefined && /^\d+$/.test(q.leaseSeconds)
+        ? Number(q.leaseSeconds)
+        : undefined;
+    const lease =
+      parsed !== undefined && parsed > 0
+        ? parsed
+        : (rec.requestedLeaseSeconds ?? policy.assumedLeaseSeconds);
     return {
       kind: 'confirm',
       challenge: q.challenge,
@@ -90,20 +120,28 @@ export function decideVerification(
   }
   if (q.mode === 'unsubscribe') {
     // WS-9: hub.lease_seconds is ignored on unsubscribe verifications. WS-19: pending record needed.
-    if (rec.state !== 'pending-unsubscribe') return { kind: 'reject', why: `no pending unsubscribe (state ${rec.state})` };
-    return { kind: 'confirm', challenge: q.challenge, event: 'subscription.unsubscribed', patch: { state: 'unsubscribed', updatedAt: now } };
+    if (rec.state !== 'pending-unsubscribe')
+      return { kind: 'reject', why: `no pending unsubscribe (state ${rec.state})` };
+    return {
+      kind: 'confirm',
+      challenge: q.challenge,
+      event: 'subscription.unsubscribed',
+      patch: { state: 'unsubscribed', updatedAt: now },
+    };
   }
   return { kind: 'reject', why: `unknown hub.mode ${q.mode}` };
 }
 
 // ---- delivery acceptance (WS-11, WS-12, WS-16)
 
-export type DeliveryAcceptance = { readonly kind: 'accept' } | { readonly kind: 'gone' } | { readonly kind: 'unknown' };
+export type DeliveryAcceptance =
+  { readonly kind: 'accept' } | { readonly kind: 'gone' } | { readonly kind: 'unknown' };
 
 export function decideDelivery(rec: SubscriptionRecord | undefined): DeliveryAcceptance {
   if (!rec) return { kind: 'unknown' };
   // WS-12: 410 tells the hub to drop a subscription we no longer want.
-  if (rec.state === 'unsubscribed' || rec.state === 'denied' || rec.state === 'abandoned') return { kind: 'gone' };
+  if (rec.state === 'unsubscribed' || rec.state === 'denied' || rec.state === 'abandoned')
+    return { kind: 'gone' };
   // pending-subscribe: the hub may deliver right after verifying, before we see our own commit;
   // expired: the hub's clock may be behind ours. Both still carry real notifications.
   return { kind: 'accept' };
@@ -117,8 +155,17 @@ export interface ChannelTarget {
 }
 
 export type SubscriptionAction =
-  | { readonly kind: 'subscribe'; readonly reason: 'initial' | 'renew' | 'retry' | 'expired' | 'migrate'; readonly attempt: number; readonly renewsId?: number }
-  | { readonly kind: 'unsubscribe'; readonly subscriptionId: number; readonly why: 'renewed' | 'migrated' | 'channel-removed' | 'disabled' }
+  | {
+      readonly kind: 'subscribe';
+      readonly reason: 'initial' | 'renew' | 'retry' | 'expired' | 'migrate';
+      readonly attempt: number;
+      readonly renewsId?: number;
+    }
+  | {
+      readonly kind: 'unsubscribe';
+      readonly subscriptionId: number;
+      readonly why: 'renewed' | 'migrated' | 'channel-removed' | 'disabled';
+    }
   | { readonly kind: 'expire'; readonly subscriptionId: number }
   | { readonly kind: 'abandon'; readonly subscriptionId: number; readonly why: string };
 
@@ -157,7 +204,8 @@ export function planSubscription(input: {
   let wakeAt: number | undefined;
   const live: SubscriptionRecord[] = [];
   for (const s of input.subs) {
-    if (s.state === 'active' && s.leaseExpiresAt !== undefined && s.leaseExpiresAt <= now) actions.push({ kind: 'expire', subscriptionId: s.id });
+    if (s.state === 'active' && s.leaseExpiresAt !== undefined && s.leaseExpiresAt <= now)
+      actions.push({ kind: 'expire', subscriptionId: s.id });
     else if (s.state === 'active') live.push(s);
   }
   const pendings = input.subs.filter((s) => s.state === 'pending-subscribe');
@@ -170,13 +218,20 @@ export function planSubscription(input: {
   }
 
   const onTarget = input.subs.filter((s) => matches(s, target));
-  const latest = onTarget.reduce<SubscriptionRecord | undefined>((a, s) => (!a || s.id > a.id ? s : a), undefined);
-  const current = live.filter((s) => matches(s, target)).reduce<SubscriptionRecord | undefined>((a, s) => (!a || s.id > a.id ? s : a), undefined);
+  const latest = onTarget.reduce<SubscriptionRecord | undefined>(
+    (a, s) => (!a || s.id > a.id ? s : a),
+    undefined,
+  );
+  const current = live
+    .filter((s) => matches(s, target))
+    .reduce<SubscriptionRecord | undefined>((a, s) => (!a || s.id > a.id ? s : a), undefined);
 
   // Pending requests for another channel, or superseded by a newer attempt, are given up.
   for (const p of pendings) {
-    if (!matches(p, target)) actions.push({ kind: 'abandon', subscriptionId: p.id, why: 'channel changed' });
-    else if (latest && p.id !== latest.id) actions.push({ kind: 'abandon', subscriptionId: p.id, why: 'superseded' });
+    if (!matches(p, target))
+      actions.push({ kind: 'abandon', subscriptionId: p.id, why: 'channel changed' });
+    else if (latest && p.id !== latest.id)
+      actions.push({ kind: 'abandon', subscriptionId: p.id, why: 'superseded' });
   }
 
   if (current) {
@@ -184,12 +239,20 @@ export function planSubscription(input: {
     // are unsubscribed once the current one is verified: until then they keep delivering.
     for (const s of live) {
       if (s.id === current.id) continue;
-      actions.push({ kind: 'unsubscribe', subscriptionId: s.id, why: matches(s, target) ? 'renewed' : 'migrated' });
+      actions.push({
+        kind: 'unsubscribe',
+        subscriptionId: s.id,
+        why: matches(s, target) ? 'renewed' : 'migrated',
+      });
     }
   }
 
   if (latest?.state === 'denied' && (!current || latest.id > current.id)) {
-    return { actions, denied: latest, ...(current?.leaseExpiresAt !== undefined ? { wakeAt: current.leaseExpiresAt } : {}) };
+    return {
+      actions,
+      denied: latest,
+      ...(current?.leaseExpiresAt !== undefined ? { wakeAt: current.leaseExpiresAt } : {}),
+    };
   }
 
   const nextAttempt = (): SubscriptionAction | number => {
@@ -198,15 +261,29 @@ export function planSubscription(input: {
       const deadline = latest.requestedAt + policy.verificationTimeoutMs;
       if (now < deadline) return deadline;
       actions.push({ kind: 'abandon', subscriptionId: latest.id, why: 'no verification in time' });
-      return { kind: 'subscribe', reason: 'retry', attempt: latest.attempt + 1, ...(current ? { renewsId: current.id } : {}) };
+      return {
+        kind: 'subscribe',
+        reason: 'retry',
+        attempt: latest.attempt + 1,
+        ...(current ? { renewsId: current.id } : {}),
+      };
     }
     if (latest?.state === 'abandoned' && (!current || latest.id > current.id)) {
       const at = latest.updatedAt + retryDelayMs(latest.attempt, policy, input.random);
       if (now < at) return at;
-      return { kind: 'subscribe', reason: 'retry', attempt: latest.attempt + 1, ...(current ? { renewsId: current.id } : {}) };
+      return {
+        kind: 'subscribe',
+        reason: 'retry',
+        attempt: latest.attempt + 1,
+        ...(current ? { renewsId: current.id } : {}),
+      };
     }
     if (current) return { kind: 'subscribe', reason: 'renew', attempt: 1, renewsId: current.id };
-    const reason = input.subs.some((s) => s.state === 'expired' && matches(s, target)) ? 'expired' : live.length > 0 ? 'migrate' : 'initial';
+    const reason = input.subs.some((s) => s.state === 'expired' && matches(s, target))
+      ? 'expired'
+      : live.length > 0
+        ? 'migrate'
+        : 'initial';
     return { kind: 'subscribe', reason, attempt: 1 };
   };
 

@@ -5,7 +5,13 @@ import type { Logger } from 'pino';
 import type { OutboundPolicy } from '@rsnotify/shared';
 import type { SubscriberRepository, SubscriptionRecord } from '../store/repository.js';
 import { newCallbackToken, newSecret, sendHubRequest, type HubOutcome } from './hub-client.js';
-import { planSubscription, type ChannelTarget, type LeasePolicy, type SubscriptionAction, type SubscriptionPlan } from './lifecycle.js';
+import {
+  planSubscription,
+  type ChannelTarget,
+  type LeasePolicy,
+  type SubscriptionAction,
+  type SubscriptionPlan,
+} from './lifecycle.js';
 
 export interface SubscriptionDeps {
   readonly repo: SubscriberRepository;
@@ -23,9 +29,21 @@ export function callbackUrlFor(base: string, token: string): string {
   return `${base.replace(/\/+$/, '')}/callback/${token}`;
 }
 
-export async function planFor(deps: SubscriptionDeps, sourceId: number, target: ChannelTarget | undefined, disabled: boolean): Promise<SubscriptionPlan> {
+export async function planFor(
+  deps: SubscriptionDeps,
+  sourceId: number,
+  target: ChannelTarget | undefined,
+  disabled: boolean,
+): Promise<SubscriptionPlan> {
   const subs = await deps.repo.listSubscriptions(sourceId);
-  return planSubscription({ ...(target ? { target } : {}), disabled, subs, now: deps.clock(), policy: deps.leasePolicy, random: deps.random });
+  return planSubscription({
+    ...(target ? { target } : {}),
+    disabled,
+    subs,
+    now: deps.clock(),
+    policy: deps.leasePolicy,
+    random: deps.random,
+  });
 }
 
 /** Carries out actions in order; returns true when a hub request was sent (a re-plan is useful). */
@@ -42,11 +60,25 @@ export async function executeActions(
     switch (action.kind) {
       case 'expire':
         await repo.updateSubscription(action.subscriptionId, { state: 'expired', updatedAt: now });
-        logger.warn({ event: 'subscription.expired', subscriptionId: action.subscriptionId }, 'subscription.expired');
+        logger.warn(
+          { event: 'subscription.expired', subscriptionId: action.subscriptionId },
+          'subscription.expired',
+        );
         break;
       case 'abandon':
-        await repo.updateSubscription(action.subscriptionId, { state: 'abandoned', lastError: action.why, updatedAt: now });
-        logger.info({ event: 'subscription.abandoned', subscriptionId: action.subscriptionId, why: action.why }, 'subscription.abandoned');
+        await repo.updateSubscription(action.subscriptionId, {
+          state: 'abandoned',
+          lastError: action.why,
+          updatedAt: now,
+        });
+        logger.info(
+          {
+            event: 'subscription.abandoned',
+            subscriptionId: action.subscriptionId,
+            why: action.why,
+          },
+          'subscription.abandoned',
+        );
         break;
       case 'unsubscribe': {
         const subs = await repo.listSubscriptions(sourceId);
@@ -65,13 +97,37 @@ export async function executeActions(
 }
 
 /** WS-19: the pending record is stored before the request, so the verification can be answered. */
-export async function unsubscribe(deps: SubscriptionDeps, sub: SubscriptionRecord, why: string): Promise<HubOutcome> {
+export async function unsubscribe(
+  deps: SubscriptionDeps,
+  sub: SubscriptionRecord,
+  why: string,
+): Promise<HubOutcome> {
   const now = deps.clock();
   await deps.repo.updateSubscription(sub.id, { state: 'pending-unsubscribe', updatedAt: now });
-  const outcome = await sendHubRequest({ hub: sub.hub, mode: 'unsubscribe', topic: sub.topic, callback: sub.callbackUrl }, deps.dispatcher, deps.outbound);
-  const log = { event: 'subscription.unsubscribe_requested', subscriptionId: sub.id, hub: sub.hub, topic: sub.topic, why, outcome: outcome.kind, status: 'status' in outcome ? outcome.status : undefined };
+  const outcome = await sendHubRequest(
+    { hub: sub.hub, mode: 'unsubscribe', topic: sub.topic, callback: sub.callbackUrl },
+    deps.dispatcher,
+    deps.outbound,
+  );
+  const log = {
+    event: 'subscription.unsubscribe_requested',
+    subscriptionId: sub.id,
+    hub: sub.hub,
+    topic: sub.topic,
+    why,
+    outcome: outcome.kind,
+    status: 'status' in outcome ? outcome.status : undefined,
+  };
   if (outcome.kind === 'accepted') deps.logger.info(log, 'subscription.unsubscribe_requested');
-  else deps.logger.warn({ ...log, body: 'body' in outcome ? outcome.body : undefined, error: 'error' in outcome ? outcome.error : undefined }, 'subscription.unsubscribe_requested');
+  else
+    deps.logger.warn(
+      {
+        ...log,
+        body: 'body' in outcome ? outcome.body : undefined,
+        error: 'error' in outcome ? outcome.error : undefined,
+      },
+      'subscription.unsubscribe_requested',
+    );
   return outcome;
 }
 
@@ -101,24 +157,60 @@ async function subscribe(
     attempt: action.attempt,
   });
   const outcome = await sendHubRequest(
-    { hub: target.hub, mode: 'subscribe', topic: target.topic, callback: callbackUrl, ...(leaseSeconds !== undefined ? { leaseSeconds } : {}), secret: rec.secret! },
+    {
+      hub: target.hub,
+      mode: 'subscribe',
+      topic: target.topic,
+      callback: callbackUrl,
+      ...(leaseSeconds !== undefined ? { leaseSeconds } : {}),
+      secret: rec.secret!,
+    },
     deps.dispatcher,
     deps.outbound,
   );
-  const base = { subscriptionId: rec.id, hub: target.hub, topic: target.topic, reason: action.reason, attempt: action.attempt };
+  const base = {
+    subscriptionId: rec.id,
+    hub: target.hub,
+    topic: target.topic,
+    reason: action.reason,
+    attempt: action.attempt,
+  };
   if (outcome.kind === 'accepted') {
-    logger.info({ event: 'subscription.requested', ...base, status: outcome.status, redirectedTo: outcome.hub !== target.hub ? outcome.hub : undefined }, 'subscription.requested');
+    logger.info(
+      {
+        event: 'subscription.requested',
+        ...base,
+        status: outcome.status,
+        redirectedTo: outcome.hub !== target.hub ? outcome.hub : undefined,
+      },
+      'subscription.requested',
+    );
     return;
   }
-  const error = outcome.kind === 'rejected' ? `HTTP ${outcome.status}: ${outcome.body}` : outcome.status !== undefined ? `HTTP ${outcome.status}: ${outcome.body ?? ''}` : (outcome.error ?? 'failed');
+  const error =
+    outcome.kind === 'rejected'
+      ? `HTTP ${outcome.status}: ${outcome.body}`
+      : outcome.status !== undefined
+        ? `HTTP ${outcome.status}: ${outcome.body ?? ''}`
+        : (outcome.error ?? 'failed');
   // The verification cannot have succeeded for a request the hub refused, but re-read to be sure.
   const latest = (await repo.listSubscriptions(sourceId)).find((s) => s.id === rec.id);
   if (latest?.state === 'pending-subscribe') {
-    await repo.updateSubscription(rec.id, { state: 'abandoned', lastError: error.slice(0, 500), updatedAt: deps.clock() });
+    await repo.updateSubscription(rec.id, {
+      state: 'abandoned',
+      lastError: error.slice(0, 500),
+      updatedAt: deps.clock(),
+    });
   }
   // WS-6: log the hub's text body.
   logger.warn(
-    { event: outcome.kind === 'rejected' ? 'subscription.rejected' : 'subscription.hub_unreachable', ...base, status: outcome.status, body: 'body' in outcome ? outcome.body : undefined, error: 'error' in outcome ? outcome.error : undefined },
+    {
+      event: outcome.kind === 'rejected' ? 'subscription.rejected' : 'subscription.hub_unreachable',
+      ...base,
+      status: outcome.status,
+      body: 'body' in outcome ? outcome.body : undefined,
+      error: 'error' in outcome ? outcome.error : undefined,
+    },
     outcome.kind === 'rejected' ? 'subscription.rejected' : 'subscription.hub_unreachable',
   );
 }

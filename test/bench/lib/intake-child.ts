@@ -11,10 +11,25 @@ import { subscriberConfig } from '../../e2e/subscriber-helpers.js';
 const dir = process.env.WORK_DIR!;
 const hub = await startFakeHub();
 const sim = await startSourceSimulator({ seed: 1, initialResources: 5, hubUrl: hub.url });
-const ws = { dir, dataDir: `${dir}/data`, mirrorDir: `${dir}/mirror`, remove: async () => undefined };
-const sub = await startSubscriber({ ...subscriberConfig(ws, sim.wellKnownUrl, { baseline: 'none' }), logLevel: 'warn' });
-const active = await waitFor(() => hub.subscriptions.find((s) => s.state === 'active'), { what: 'verified subscription' });
+const ws = {
+  dir,
+  dataDir: `${dir}/data`,
+  mirrorDir: `${dir}/mirror`,
+  remove: async () => undefined,
+};
+const sub = await startSubscriber({
+  ...subscriberConfig(ws, sim.wellKnownUrl, { baseline: 'none' }),
+  logLevel: 'warn',
+});
+const active = await waitFor(() => hub.subscriptions.find((s) => s.state === 'active'), {
+  what: 'verified subscription',
+});
 process.send!({ callback: active.callback, secret: active.secret });
 process.on('SIGTERM', () => {
-  void (async () => { await sub.close(); await sim.close(); await hub.close(); process.exit(0); })();
+  void (async () => {
+    await sub.close();
+    await sim.close();
+    await hub.close();
+    process.exit(0);
+  })();
 });

@@ -49,7 +49,10 @@ export interface ProcessCost {
 }
 
 /** Runs `fn` while metering process `pid`; returns fn's value with the process's CPU and peak RSS. */
-export async function metered<T>(pid: number, fn: () => Promise<T>): Promise<{ value: T } & ProcessCost> {
+export async function metered<T>(
+  pid: number,
+  fn: () => Promise<T>,
+): Promise<{ value: T } & ProcessCost> {
   resetPeakRss(pid);
   const before = cpuMs(pid);
   const value = await fn();
@@ -98,7 +101,10 @@ export function describeRange(s: Spread): string {
  * Runs the arms in turn, `rounds` times (A B A B ...), so drift in the machine's load reaches every
  * arm alike. Returns each arm's results in round order.
  */
-export async function interleave<K extends string, T>(rounds: number, arms: Record<K, (round: number) => Promise<T>>): Promise<Record<K, T[]>> {
+export async function interleave<K extends string, T>(
+  rounds: number,
+  arms: Record<K, (round: number) => Promise<T>>,
+): Promise<Record<K, T[]>> {
   const out = {} as Record<K, T[]>;
   const names = Object.keys(arms) as K[];
   for (const k of names) out[k] = [];
@@ -109,11 +115,17 @@ export async function interleave<K extends string, T>(rounds: number, arms: Reco
 }
 
 /** Runs `total` tasks with at most `concurrency` in flight. */
-export async function pool(total: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> {
+export async function pool(
+  total: number,
+  concurrency: number,
+  task: (i: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(concurrency, total) }, async () => {
-    while (next < total) await task(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, total) }, async () => {
+      while (next < total) await task(next++);
+    }),
+  );
 }
 
 /** BENCH_CPU_PROF=<dir> profiles the measured processes (node --cpu-prof into <dir>/<name>/); see

@@ -3,8 +3,18 @@
 // Usage: node --import tsx test/bench/lib/profile-summary.ts <file.cpuprofile> [top=30]
 import { readFileSync } from 'node:fs';
 
-interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
-interface Profile { nodes: Node[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number }
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: Node[];
+  samples: number[];
+  timeDeltas: number[];
+  startTime: number;
+  endTime: number;
+}
 
 const STAGES: [string, RegExp][] = [
   ['hub delivery (scheduler/sender/cache)', /hub\/src\/delivery\//],
@@ -33,7 +43,8 @@ const top = Number(process.argv[3] ?? 30);
 const p = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 const byId = new Map(p.nodes.map((n) => [n.id, n]));
 const self = new Map<number, number>();
-for (let i = 0; i < p.samples.length; i++) self.set(p.samples[i]!, (self.get(p.samples[i]!) ?? 0) + (p.timeDeltas[i] ?? 0));
+for (let i = 0; i < p.samples.length; i++)
+  self.set(p.samples[i]!, (self.get(p.samples[i]!) ?? 0) + (p.timeDeltas[i] ?? 0));
 const total = [...self.values()].reduce((a, b) => a + b, 0);
 const parent = new Map<number, number>();
 for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -45,7 +56,10 @@ function stageOf(id: number): string {
   let nodeStage: string | undefined;
   for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
     const url = byId.get(cur)!.callFrame.url;
-    if (url.startsWith('node:')) { nodeStage ??= STAGES.find(([, re]) => re.test(url))?.[0]; continue; }
+    if (url.startsWith('node:')) {
+      nodeStage ??= STAGES.find(([, re]) => re.test(url))?.[0];
+      continue;
+    }
     const hit = STAGES.find(([, re]) => re.test(url));
     if (hit) return hit[0];
   }
@@ -56,7 +70,9 @@ const stage = new Map<string, number>();
 for (const [id, us] of self) {
   const n = byId.get(id)!;
   const { functionName, url, lineNumber } = n.callFrame;
-  const short = url.replace(/^.*node_modules\/\.pnpm\/[^/]+\/node_modules\//, '').replace(/^file:\/\/.*?\/(hub|subscriber|shared|service-kit|test)\//, '$1/');
+  const short = url
+    .replace(/^.*node_modules\/\.pnpm\/[^/]+\/node_modules\//, '')
+    .replace(/^file:\/\/.*?\/(hub|subscriber|shared|service-kit|test)\//, '$1/');
   const key = `${functionName || '(anonymous)'} ${short}:${lineNumber + 1}`;
   fn.set(key, (fn.get(key) ?? 0) + us);
   const name = stageOf(id);
@@ -64,7 +80,11 @@ for (const [id, us] of self) {
 }
 const pct = (us: number) => `${((100 * us) / total).toFixed(1).padStart(5)}%`;
 console.log(`${file}: ${(total / 1e6).toFixed(2)} s sampled`);
-console.log('\nby stage (self time; native and node-internal frames charged to the nearest named caller):');
-for (const [k, v] of [...stage].sort((a, b) => b[1] - a[1])) console.log(`  ${pct(v)}  ${(v / 1000).toFixed(0).padStart(7)} ms  ${k}`);
+console.log(
+  '\nby stage (self time; native and node-internal frames charged to the nearest named caller):',
+);
+for (const [k, v] of [...stage].sort((a, b) => b[1] - a[1]))
+  console.log(`  ${pct(v)}  ${(v / 1000).toFixed(0).padStart(7)} ms  ${k}`);
 console.log(`\ntop ${top} functions (self time):`);
-for (const [k, v] of [...fn].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`  ${pct(v)}  ${k}`);
+for (const [k, v] of [...fn].sort((a, b) => b[1] - a[1]).slice(0, top))
+  console.log(`  ${pct(v)}  ${k}`);

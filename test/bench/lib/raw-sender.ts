@@ -20,14 +20,29 @@ interface RunCommand {
 const connections = Number(process.env.CONNECTIONS ?? 16);
 const agent = createOutboundAgent({ allowPrivateNetworks: true, connections });
 
-function post(origin: string, path: string, headers: Record<string, string>, body: Buffer): Promise<void> {
+function post(
+  origin: string,
+  path: string,
+  headers: Record<string, string>,
+  body: Buffer,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const handler: Dispatcher.DispatchHandler = {
-      onConnect() { /* nothing to keep */ },
-      onHeaders() { return true; },
-      onData() { return true; },
-      onComplete() { resolve(); },
-      onError(err) { reject(err); },
+      onConnect() {
+        /* nothing to keep */
+      },
+      onHeaders() {
+        return true;
+      },
+      onData() {
+        return true;
+      },
+      onComplete() {
+        resolve();
+      },
+      onError(err) {
+        reject(err);
+      },
     };
     agent.dispatch({ origin, path, method: 'POST', headers, body }, handler);
   });
@@ -35,7 +50,10 @@ function post(origin: string, path: string, headers: Record<string, string>, bod
 
 function run(m: RunCommand): Promise<number> {
   const body = Buffer.from(m.body, 'latin1');
-  const targets = m.callbacks.map((c) => { const u = new URL(c); return { origin: u.origin, path: `${u.pathname}${u.search}` }; });
+  const targets = m.callbacks.map((c) => {
+    const u = new URL(c);
+    return { origin: u.origin, path: `${u.pathname}${u.search}` };
+  });
   const left = targets.map(() => m.perCallback);
   const total = targets.length * m.perCallback;
   // Ready callbacks in round-robin order; a callback goes back to the end after its POST completes.
@@ -49,23 +67,31 @@ function run(m: RunCommand): Promise<number> {
         const i = ready[head++]!;
         const t = targets[i]!;
         inFlight++;
-        post(t.origin, t.path, m.headers, body)
-          .then(() => {
-            inFlight--;
-            sent++;
-            if (--left[i]! > 0) ready.push(i);
-            if (sent === total) resolve(sent);
-            else pump();
-          }, reject);
+        post(t.origin, t.path, m.headers, body).then(() => {
+          inFlight--;
+          sent++;
+          if (--left[i]! > 0) ready.push(i);
+          if (sent === total) resolve(sent);
+          else pump();
+        }, reject);
       }
-      if (head > 4096) { ready = ready.slice(head); head = 0; }
+      if (head > 4096) {
+        ready = ready.slice(head);
+        head = 0;
+      }
     };
     pump();
   });
 }
 
 process.on('message', (m: RunCommand | { cmd: 'stop' }) => {
-  if (m.cmd === 'stop') { void agent.close().finally(() => process.exit(0)); return; }
-  run(m).then((n) => process.send!({ done: n }), (err: unknown) => process.send!({ error: String(err) }));
+  if (m.cmd === 'stop') {
+    void agent.close().finally(() => process.exit(0));
+    return;
+  }
+  run(m).then(
+    (n) => process.send!({ done: n }),
+    (err: unknown) => process.send!({ error: String(err) }),
+  );
 });
 process.send!({ ready: true });

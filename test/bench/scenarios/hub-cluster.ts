@@ -45,31 +45,53 @@ process.on('message', (m) => {
 
 class Receivers {
   private waiting: ((m: Record<string, unknown>) => void)[] = [];
-  private constructor(private readonly child: ChildProcess, readonly ports: number[]) {
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly ports: number[],
+  ) {
     child.on('message', (m: Record<string, unknown>) => this.waiting.shift()?.(m));
   }
   static async start(): Promise<Receivers> {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', RECEIVER_JS], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    const first = await new Promise<{ ports: number[] }>((resolve) => child.once('message', (m) => resolve(m as { ports: number[] })));
+    const child = spawn(process.execPath, ['--input-type=module', '-e', RECEIVER_JS], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    const first = await new Promise<{ ports: number[] }>((resolve) =>
+      child.once('message', (m) => resolve(m as { ports: number[] })),
+    );
     return new Receivers(child, first.ports);
   }
   private ask(m: Record<string, unknown>): Promise<Record<string, unknown>> {
-    return new Promise((resolve) => { this.waiting.push(resolve); this.child.send(m); });
+    return new Promise((resolve) => {
+      this.waiting.push(resolve);
+      this.child.send(m);
+    });
   }
-  async reset(record = false): Promise<void> { await this.ask({ cmd: 'reset', record }); }
-  async reached(n: number): Promise<number> { return (await this.ask({ cmd: 'expect', n })).at as number; }
+  async reset(record = false): Promise<void> {
+    await this.ask({ cmd: 'reset', record });
+  }
+  async reached(n: number): Promise<number> {
+    return (await this.ask({ cmd: 'expect', n })).at as number;
+  }
   async records(): Promise<{ tag: number; at: number }[]> {
     const flat = (await this.ask({ cmd: 'records' })).records as number[];
     const out: { tag: number; at: number }[] = [];
     for (let i = 0; i < flat.length; i += 2) out.push({ tag: flat[i]!, at: flat[i + 1]! });
     return out;
   }
-  url(i: number, path: string): string { return `http://127.0.0.1:${this.ports[i % this.ports.length]}${path}`; }
-  stop(): void { if (this.child.exitCode === null) this.child.kill('SIGKILL'); }
+  url(i: number, path: string): string {
+    return `http://127.0.0.1:${this.ports[i % this.ports.length]}${path}`;
+  }
+  stop(): void {
+    if (this.child.exitCode === null) this.child.kill('SIGKILL');
+  }
 }
 
 function cli(args: string[]): ChildProcess {
-  return spawn(process.execPath, ['--conditions=@rsnotify/source', '--import', 'tsx', 'hub/src/cli.ts', ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(
+    process.execPath,
+    ['--conditions=@rsnotify/source', '--import', 'tsx', 'hub/src/cli.ts', ...args],
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
 }
 
 async function addSource(db: string): Promise<string> {
@@ -82,19 +104,42 @@ async function addSource(db: string): Promise<string> {
 }
 
 async function startHub(db: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = cli(['serve', '--port', '0', '--db', db, '--allow-private-networks', '--no-check-topics', '--log-level', 'info']);
+  const child = cli([
+    'serve',
+    '--port',
+    '0',
+    '--db',
+    db,
+    '--allow-private-networks',
+    '--no-check-topics',
+    '--log-level',
+    'info',
+  ]);
   child.stderr!.pipe(process.stderr);
   const url = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (line.includes('"hub.listening"')) resolve(String((JSON.parse(line) as { url: string }).url));
+      if (line.includes('"hub.listening"'))
+        resolve(String((JSON.parse(line) as { url: string }).url));
     });
     child.once('exit', (code) => reject(new Error(`hub exited ${code}`)));
   });
-  return { url, async stop() { if (child.exitCode === null) { child.kill('SIGTERM'); await new Promise((r) => child.once('exit', r)); } } };
+  return {
+    url,
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await new Promise((r) => child.once('exit', r));
+      }
+    },
+  };
 }
 
 function notification(tag: number): Buffer {
-  const urls = Array.from({ length: 5 }, (_, i) => `<url><loc>http://bench.test/res/tag-${tag}-/${i}</loc><rs:md change="updated" datetime="2026-01-01T00:00:00.${String(i).padStart(3, '0')}Z"/></url>`).join('\n');
+  const urls = Array.from(
+    { length: 5 },
+    (_, i) =>
+      `<url><loc>http://bench.test/res/tag-${tag}-/${i}</loc><rs:md change="updated" datetime="2026-01-01T00:00:00.${String(i).padStart(3, '0')}Z"/></url>`,
+  ).join('\n');
   return Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
 <rs:md capability="change-notification" from="2026-01-01T00:00:00Z" until="2026-01-01T00:00:01Z"/>
@@ -103,9 +148,17 @@ ${urls}
 `);
 }
 
-async function pool(total: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> {
+async function pool(
+  total: number,
+  concurrency: number,
+  task: (i: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(concurrency, total) }, async () => { while (next < total) await task(next++); }));
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, total) }, async () => {
+      while (next < total) await task(next++);
+    }),
+  );
 }
 
 function percentile(values: number[], p: number): number {
@@ -117,24 +170,47 @@ function percentile(values: number[], p: number): number {
 async function driven(hubs: readonly string[]): Promise<number> {
   let n = 0;
   for (const h of hubs) {
-    const claims = ((await (await request(new URL('/healthz', h).href)).body.json()) as { claims?: number }).claims;
-    if (claims !== undefined) { n += claims; continue; }
-    const m = /rsnotify_hub_subscriptions\{state="active"\} (\d+)/.exec(await (await request(new URL('/metrics', h).href)).body.text());
+    const claims = (
+      (await (await request(new URL('/healthz', h).href)).body.json()) as { claims?: number }
+    ).claims;
+    if (claims !== undefined) {
+      n += claims;
+      continue;
+    }
+    const m = /rsnotify_hub_subscriptions\{state="active"\} (\d+)/.exec(
+      await (await request(new URL('/metrics', h).href)).body.text(),
+    );
     n += m ? Number(m[1]) : 0;
   }
   return n;
 }
 
-interface Measured { fanOut: Map<number, { perSecond: number; p50: number; p99: number }>; publishes: number }
+interface Measured {
+  fanOut: Map<number, { perSecond: number; p50: number; p99: number }>;
+  publishes: number;
+}
 
-async function measure(ctx: BenchContext, db: string, processes: number, receivers: Receivers): Promise<Measured> {
+async function measure(
+  ctx: BenchContext,
+  db: string,
+  processes: number,
+  receivers: Receivers,
+): Promise<Measured> {
   const token = await addSource(db);
   const hubs = await Promise.all(Array.from({ length: processes }, () => startHub(db)));
   const urls = hubs.map((h) => h.url);
   const agent = new Agent({ connections: 16, pipelining: 1 });
   const post = async (hubUrl: string, topic: string, tag: number) => {
-    const res = await request(hubUrl, { method: 'POST', dispatcher: agent, body: notification(tag),
-      headers: { 'content-type': 'application/xml', authorization: `Bearer ${token}`, link: `<${topic}>; rel="self", <${hubUrl}>; rel="hub"` } });
+    const res = await request(hubUrl, {
+      method: 'POST',
+      dispatcher: agent,
+      body: notification(tag),
+      headers: {
+        'content-type': 'application/xml',
+        authorization: `Bearer ${token}`,
+        link: `<${topic}>; rel="self", <${hubUrl}>; rel="hub"`,
+      },
+    });
     await res.body.dump();
     if (res.statusCode !== 200) throw new Error(`publish answered ${res.statusCode}`);
   };
@@ -144,14 +220,23 @@ async function measure(ctx: BenchContext, db: string, processes: number, receive
     for (const n of [100, 1000]) {
       const topic = `http://bench.test/fanout-${n}`;
       await pool(n, 16, async (i) => {
-        const res = await request(urls[i % urls.length]!, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({ 'hub.mode': 'subscribe', 'hub.topic': topic, 'hub.callback': receivers.url(i, `/s${n}/${i}`) }).toString() });
+        const res = await request(urls[i % urls.length]!, {
+          method: 'POST',
+          dispatcher: agent,
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            'hub.mode': 'subscribe',
+            'hub.topic': topic,
+            'hub.callback': receivers.url(i, `/s${n}/${i}`),
+          }).toString(),
+        });
         await res.body.dump();
       });
       subscribed += n;
       const deadline = Date.now() + 180_000;
       while ((await driven(urls)) < subscribed) {
-        if (Date.now() > deadline) throw new Error(`${subscribed} subscriptions not driven in time`);
+        if (Date.now() > deadline)
+          throw new Error(`${subscribed} subscriptions not driven in time`);
         await new Promise((r) => setTimeout(r, 100));
       }
       // Burst: ~20k deliveries, publishes spread over the processes.
@@ -171,7 +256,9 @@ async function measure(ctx: BenchContext, db: string, processes: number, receive
         await post(urls[i % urls.length]!, topic, i);
         await landed;
       }
-      const lat = (await receivers.records()).filter((r) => r.tag >= 0).map((r) => r.at - publishedAt[r.tag]!);
+      const lat = (await receivers.records())
+        .filter((r) => r.tag >= 0)
+        .map((r) => r.at - publishedAt[r.tag]!);
       fanOut.set(n, { perSecond, p50: percentile(lat, 50), p99: percentile(lat, 99) });
       ctx.log(`${processes} process(es), ${n} subscribers: ${Math.round(perSecond)} deliveries/s`);
     }
@@ -192,7 +279,15 @@ const scenario: BenchScenario = {
   async run(ctx: BenchContext): Promise<BenchRow[]> {
     const pg = await startPostgres({ fsync: true });
     if ('error' in pg) {
-      return [{ scenario: 'hub cluster', figure: 'SKIPPED', value: NaN, unit: '', note: `PostgreSQL could not be started: ${pg.error}` }];
+      return [
+        {
+          scenario: 'hub cluster',
+          figure: 'SKIPPED',
+          value: NaN,
+          unit: '',
+          note: `PostgreSQL could not be started: ${pg.error}`,
+        },
+      ];
     }
     const receivers = await Receivers.start();
     try {
@@ -213,14 +308,33 @@ const scenario: BenchScenario = {
           const f = m.fanOut.get(n)!;
           const b = base?.fanOut.get(n);
           rows.push({
-            scenario: 'hub cluster', figure: `${label}: fan-out deliveries/s, ${n} subscribers`, value: f.perSecond, unit: 'deliveries/s',
-            baseline: b ? { label: baseLabel, value: b.perSecond, unit: 'deliveries/s' } : undefined, ratio: b ? f.perSecond / b.perSecond : undefined, target,
+            scenario: 'hub cluster',
+            figure: `${label}: fan-out deliveries/s, ${n} subscribers`,
+            value: f.perSecond,
+            unit: 'deliveries/s',
+            baseline: b
+              ? { label: baseLabel, value: b.perSecond, unit: 'deliveries/s' }
+              : undefined,
+            ratio: b ? f.perSecond / b.perSecond : undefined,
+            target,
           });
-          rows.push({ scenario: 'hub cluster', figure: `${label}: publish-to-receipt p50 / p99, ${n} subscribers`, value: f.p50, unit: 'ms', note: `p99 ${f.p99.toFixed(1)} ms` });
+          rows.push({
+            scenario: 'hub cluster',
+            figure: `${label}: publish-to-receipt p50 / p99, ${n} subscribers`,
+            value: f.p50,
+            unit: 'ms',
+            note: `p99 ${f.p99.toFixed(1)} ms`,
+          });
         }
         rows.push({
-          scenario: 'hub cluster', figure: `${label}: durable publishes/s`, value: m.publishes, unit: 'publishes/s',
-          baseline: base ? { label: baseLabel, value: base.publishes, unit: 'publishes/s' } : undefined, ratio: base ? m.publishes / base.publishes : undefined,
+          scenario: 'hub cluster',
+          figure: `${label}: durable publishes/s`,
+          value: m.publishes,
+          unit: 'publishes/s',
+          baseline: base
+            ? { label: baseLabel, value: base.publishes, unit: 'publishes/s' }
+            : undefined,
+          ratio: base ? m.publishes / base.publishes : undefined,
           note: '32 in flight; PostgreSQL fsync on, synchronous_commit on',
         });
       }

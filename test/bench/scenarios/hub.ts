@@ -18,7 +18,16 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import type { BenchContext, BenchRow, BenchScenario } from '../types.js';
-import { describeRange, describeSpread, interleave, metered, percentile, pool, profileArgs, spread } from '../lib/measure.js';
+import {
+  describeRange,
+  describeSpread,
+  interleave,
+  metered,
+  percentile,
+  pool,
+  profileArgs,
+  spread,
+} from '../lib/measure.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const RECEIVER_PORTS = 4;
@@ -76,12 +85,18 @@ const now = () => performance.timeOrigin + performance.now();
 
 class Receivers {
   private waiting: ((m: Record<string, unknown>) => void)[] = [];
-  private constructor(private readonly child: ChildProcess, readonly ports: number[]) {
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly ports: number[],
+  ) {
     child.on('message', (m: Record<string, unknown>) => this.waiting.shift()?.(m));
   }
 
   static async start(): Promise<Receivers> {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', RECEIVER_JS], { env: { ...process.env, PORTS: String(RECEIVER_PORTS) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', RECEIVER_JS], {
+      env: { ...process.env, PORTS: String(RECEIVER_PORTS) },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     const first = await new Promise<{ ports: number[] }>((resolve, reject) => {
       child.once('message', (m) => resolve(m as { ports: number[] }));
       child.once('exit', (code) => reject(new Error(`receivers exited ${code}`)));
@@ -90,12 +105,19 @@ class Receivers {
   }
 
   private ask(m: Record<string, unknown>): Promise<Record<string, unknown>> {
-    return new Promise((resolve) => { this.waiting.push(resolve); this.child.send(m); });
+    return new Promise((resolve) => {
+      this.waiting.push(resolve);
+      this.child.send(m);
+    });
   }
 
-  async reset(record = false): Promise<void> { await this.ask({ cmd: 'reset', record }); }
+  async reset(record = false): Promise<void> {
+    await this.ask({ cmd: 'reset', record });
+  }
   /** Resolves with the receivers' clock when `n` requests have arrived since the last reset. */
-  async reached(n: number): Promise<number> { return (await this.ask({ cmd: 'expect', n })).at as number; }
+  async reached(n: number): Promise<number> {
+    return (await this.ask({ cmd: 'expect', n })).at as number;
+  }
   async records(): Promise<{ tag: number; at: number }[]> {
     const flat = (await this.ask({ cmd: 'records' })).records as number[];
     const out: { tag: number; at: number }[] = [];
@@ -103,33 +125,69 @@ class Receivers {
     return out;
   }
 
-  url(i: number, path: string): string { return `http://127.0.0.1:${this.ports[i % this.ports.length]}${path}`; }
+  url(i: number, path: string): string {
+    return `http://127.0.0.1:${this.ports[i % this.ports.length]}${path}`;
+  }
 
-  get pid(): number { return this.child.pid!; }
+  get pid(): number {
+    return this.child.pid!;
+  }
 
-  stop(): void { if (this.child.exitCode === null) this.child.kill('SIGKILL'); }
+  stop(): void {
+    if (this.child.exitCode === null) this.child.kill('SIGKILL');
+  }
 }
 
-interface HubChild { child: ChildProcess; url: string; stop(): Promise<void> }
+interface HubChild {
+  child: ChildProcess;
+  url: string;
+  stop(): Promise<void>;
+}
 
 function runCli(args: string[]): Promise<string[]> {
-  const child = spawn(process.execPath, ['--conditions=@rsnotify/source', '--import', 'tsx', 'hub/src/cli.ts', ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@rsnotify/source', '--import', 'tsx', 'hub/src/cli.ts', ...args],
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   const lines: string[] = [];
   createInterface({ input: child.stdout! }).on('line', (l) => lines.push(l));
   return new Promise((resolve) => child.on('exit', () => resolve(lines)));
 }
 
 async function startHubChild(dbFile: string): Promise<HubChild> {
-  const child = spawn(process.execPath, [...profileArgs('hub'), '--conditions=@rsnotify/source', '--import', 'tsx', 'hub/src/cli.ts', 'serve', '--port', '0', '--db', dbFile,
-    '--allow-private-networks', '--no-check-topics', '--log-level', 'info', '--max-in-flight', String(HUB_IN_FLIGHT)], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [
+      ...profileArgs('hub'),
+      '--conditions=@rsnotify/source',
+      '--import',
+      'tsx',
+      'hub/src/cli.ts',
+      'serve',
+      '--port',
+      '0',
+      '--db',
+      dbFile,
+      '--allow-private-networks',
+      '--no-check-topics',
+      '--log-level',
+      'info',
+      '--max-in-flight',
+      String(HUB_IN_FLIGHT),
+    ],
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const url = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (line.includes('"hub.listening"')) resolve(String((JSON.parse(line) as { url: string }).url));
+      if (line.includes('"hub.listening"'))
+        resolve(String((JSON.parse(line) as { url: string }).url));
     });
     child.once('exit', (code) => reject(new Error(`hub exited ${code}`)));
   });
   return {
-    child, url,
+    child,
+    url,
     async stop() {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');
@@ -139,8 +197,11 @@ async function startHubChild(dbFile: string): Promise<HubChild> {
 }
 
 function notification(tag: number, entries = 5): Buffer {
-  const urls = Array.from({ length: entries }, (_, i) =>
-    `<url><loc>http://bench.test/res/tag-${tag}-/${i}</loc><rs:md change="updated" datetime="2026-01-01T00:00:00.${String(i).padStart(3, '0')}Z" hash="md5:1584abdf8ebdc9802ac0c6a7402c03b6" length="8876" type="text/html"/></url>`).join('\n');
+  const urls = Array.from(
+    { length: entries },
+    (_, i) =>
+      `<url><loc>http://bench.test/res/tag-${tag}-/${i}</loc><rs:md change="updated" datetime="2026-01-01T00:00:00.${String(i).padStart(3, '0')}Z" hash="md5:1584abdf8ebdc9802ac0c6a7402c03b6" length="8876" type="text/html"/></url>`,
+  ).join('\n');
   return Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
 <rs:ln rel="up" href="http://bench.test/capabilitylist.xml"/>
@@ -150,8 +211,8 @@ ${urls}
 `);
 }
 
-const linkFor = (topic: string, hub: string) => `<${topic}>; rel="self", <${hub}>; rel="hub", <http://bench.test/capabilitylist.xml>; rel="resourcesync"`;
-
+const linkFor = (topic: string, hub: string) =>
+  `<${topic}>; rel="self", <${hub}>; rel="hub", <http://bench.test/capabilitylist.xml>; rel="resourcesync"`;
 
 async function activeSubscriptions(hubUrl: string): Promise<number> {
   const res = await request(new URL('/metrics', hubUrl).href);
@@ -159,7 +220,11 @@ async function activeSubscriptions(hubUrl: string): Promise<number> {
   return m ? Number(m[1]) : 0;
 }
 
-async function waitUntil(probe: () => Promise<boolean>, what: string, timeoutMs = 120_000): Promise<void> {
+async function waitUntil(
+  probe: () => Promise<boolean>,
+  what: string,
+  timeoutMs = 120_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await probe())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -175,8 +240,15 @@ class RawSender {
   }
 
   static async start(): Promise<RawSender> {
-    const child = spawn(process.execPath, ['--conditions=@rsnotify/source', '--import', 'tsx', 'test/bench/lib/raw-sender.ts'],
-      { cwd: repoRoot, env: { ...process.env, CONNECTIONS: String(CONNECTIONS_PER_ORIGIN) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = spawn(
+      process.execPath,
+      ['--conditions=@rsnotify/source', '--import', 'tsx', 'test/bench/lib/raw-sender.ts'],
+      {
+        cwd: repoRoot,
+        env: { ...process.env, CONNECTIONS: String(CONNECTIONS_PER_ORIGIN) },
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      },
+    );
     await new Promise<void>((resolve, reject) => {
       child.once('message', () => resolve());
       child.once('exit', (code) => reject(new Error(`raw sender exited ${code}`)));
@@ -184,25 +256,54 @@ class RawSender {
     return new RawSender(child);
   }
 
-  get pid(): number { return this.child.pid!; }
-
-  async run(callbacks: string[], perCallback: number, concurrency: number, headers: Record<string, string>, body: Buffer): Promise<void> {
-    const reply = await new Promise<Record<string, unknown>>((resolve) => {
-      this.waiting.push(resolve);
-      this.child.send({ cmd: 'run', callbacks, perCallback, concurrency, headers, body: body.toString('latin1') });
-    });
-    if (reply.error) throw new Error(`raw sender: ${typeof reply.error === 'string' ? reply.error : JSON.stringify(reply.error)}`);
+  get pid(): number {
+    return this.child.pid!;
   }
 
-  stop(): void { if (this.child.exitCode === null) this.child.kill('SIGKILL'); }
+  async run(
+    callbacks: string[],
+    perCallback: number,
+    concurrency: number,
+    headers: Record<string, string>,
+    body: Buffer,
+  ): Promise<void> {
+    const reply = await new Promise<Record<string, unknown>>((resolve) => {
+      this.waiting.push(resolve);
+      this.child.send({
+        cmd: 'run',
+        callbacks,
+        perCallback,
+        concurrency,
+        headers,
+        body: body.toString('latin1'),
+      });
+    });
+    if (reply.error)
+      throw new Error(
+        `raw sender: ${typeof reply.error === 'string' ? reply.error : JSON.stringify(reply.error)}`,
+      );
+  }
+
+  stop(): void {
+    if (this.child.exitCode === null) this.child.kill('SIGKILL');
+  }
 }
 
-interface Measured { perSecond: number; cpuUsPerOp: number; peakRssMiB: number; concurrency?: number }
+interface Measured {
+  perSecond: number;
+  cpuUsPerOp: number;
+  peakRssMiB: number;
+  concurrency?: number;
+}
 
 /** Concurrency settings the raw sender tries for `n` callbacks (at most one in flight per callback). */
 function rawSettings(n: number): number[] {
   // 16 in flight never won beyond 64 callbacks: left out there to keep the run short.
-  return [...new Set([16, 64, HUB_IN_FLIGHT, 1024].filter((c) => n <= 64 || c > 16).map((c) => Math.min(c, n)))];
+  return [
+    ...new Set(
+      [16, 64, HUB_IN_FLIGHT, 1024].filter((c) => n <= 64 || c > 16).map((c) => Math.min(c, n)),
+    ),
+  ];
 }
 
 /**
@@ -210,7 +311,14 @@ function rawSettings(n: number): number[] {
  * sends (Content-Type and the stored Link header, no signature: the bench subscriptions have no
  * secret) to the same callbacks, `perCallback` each, and the best concurrency setting counts.
  */
-async function rawFanOut(raw: RawSender, receivers: Receivers, callbacks: string[], perCallback: number, body: Buffer, headers: Record<string, string>): Promise<Measured & { concurrency: number }> {
+async function rawFanOut(
+  raw: RawSender,
+  receivers: Receivers,
+  callbacks: string[],
+  perCallback: number,
+  body: Buffer,
+  headers: Record<string, string>,
+): Promise<Measured & { concurrency: number }> {
   let best: (Measured & { concurrency: number }) | undefined;
   const total = callbacks.length * perCallback;
   for (const c of rawSettings(callbacks.length)) {
@@ -221,14 +329,24 @@ async function rawFanOut(raw: RawSender, receivers: Receivers, callbacks: string
       await raw.run(callbacks, perCallback, c, headers, body);
       return total / (((await done) - started) / 1000);
     });
-    if (!best || m.value > best.perSecond) best = { perSecond: m.value, cpuUsPerOp: (m.cpuMs * 1000) / total, peakRssMiB: m.peakRssMiB, concurrency: c };
+    if (!best || m.value > best.perSecond)
+      best = {
+        perSecond: m.value,
+        cpuUsPerOp: (m.cpuMs * 1000) / total,
+        peakRssMiB: m.peakRssMiB,
+        concurrency: c,
+      };
   }
   return best!;
 }
 
 function publisher(hubUrl: string, token: string, topic: string, concurrency: number) {
   const agent = new Agent({ connections: concurrency, pipelining: 1 });
-  const headers = { 'content-type': 'application/xml', link: linkFor(topic, hubUrl), authorization: `Bearer ${token}` };
+  const headers = {
+    'content-type': 'application/xml',
+    link: linkFor(topic, hubUrl),
+    authorization: `Bearer ${token}`,
+  };
   return {
     async post(body: Buffer): Promise<void> {
       const res = await request(hubUrl, { method: 'POST', headers, body, dispatcher: agent });
@@ -240,7 +358,14 @@ function publisher(hubUrl: string, token: string, topic: string, concurrency: nu
 }
 
 /** Hub burst: `notifications` publishes (8 in flight) fanned out to `n` subscribers; until the last receipt. */
-async function hubBurst(hub: HubChild, token: string, receivers: Receivers, topic: string, n: number, notifications: number): Promise<Measured> {
+async function hubBurst(
+  hub: HubChild,
+  token: string,
+  receivers: Receivers,
+  topic: string,
+  n: number,
+  notifications: number,
+): Promise<Measured> {
   const pub = publisher(hub.url, token, topic, 8);
   const bodies = Array.from({ length: notifications }, (_, i) => notification(i));
   const total = notifications * n;
@@ -259,7 +384,14 @@ async function hubBurst(hub: HubChild, token: string, receivers: Receivers, topi
 }
 
 /** Paced: one notification at a time, each after the previous fan-out landed, receipt times recorded. */
-async function pacedLatency(hub: HubChild, token: string, receivers: Receivers, topic: string, n: number, samples: number): Promise<number[]> {
+async function pacedLatency(
+  hub: HubChild,
+  token: string,
+  receivers: Receivers,
+  topic: string,
+  n: number,
+  samples: number,
+): Promise<number[]> {
   const pub = publisher(hub.url, token, topic, 1);
   try {
     await receivers.reset(true);
@@ -271,21 +403,39 @@ async function pacedLatency(hub: HubChild, token: string, receivers: Receivers, 
       await landed;
       await new Promise((r) => setTimeout(r, 2));
     }
-    return (await receivers.records()).filter((r) => r.tag >= 0).map((r) => r.at - publishedAt[r.tag]!);
+    return (await receivers.records())
+      .filter((r) => r.tag >= 0)
+      .map((r) => r.at - publishedAt[r.tag]!);
   } finally {
     await pub.close();
   }
 }
 
 /** Durable publishes/s against the hub, or the same POSTs against a bare server, best of `settings`. */
-async function publishRate(url: string, pid: number, token: string, hubUrl: string, total: number, settings: number[]): Promise<Measured & { concurrency: number }> {
+async function publishRate(
+  url: string,
+  pid: number,
+  token: string,
+  hubUrl: string,
+  total: number,
+  settings: number[],
+): Promise<Measured & { concurrency: number }> {
   const bodies = Array.from({ length: 64 }, (_, i) => notification(1_000_000 + i));
   let best: (Measured & { concurrency: number }) | undefined;
   for (const c of settings) {
     const agent = new Agent({ connections: c, pipelining: 1 });
-    const headers = { 'content-type': 'application/xml', link: linkFor('http://bench.test/publish-only', hubUrl), authorization: `Bearer ${token}` };
+    const headers = {
+      'content-type': 'application/xml',
+      link: linkFor('http://bench.test/publish-only', hubUrl),
+      authorization: `Bearer ${token}`,
+    };
     const send = async (i: number) => {
-      const res = await request(url, { method: 'POST', headers, body: bodies[i % bodies.length], dispatcher: agent });
+      const res = await request(url, {
+        method: 'POST',
+        headers,
+        body: bodies[i % bodies.length],
+        dispatcher: agent,
+      });
       await res.body.dump();
       if (res.statusCode !== 200) throw new Error(`publish answered ${res.statusCode}`);
     };
@@ -296,7 +446,13 @@ async function publishRate(url: string, pid: number, token: string, hubUrl: stri
         await pool(total, c, send);
         return total / ((now() - started) / 1000);
       });
-      if (!best || m.value > best.perSecond) best = { perSecond: m.value, cpuUsPerOp: (m.cpuMs * 1000) / total, peakRssMiB: m.peakRssMiB, concurrency: c };
+      if (!best || m.value > best.perSecond)
+        best = {
+          perSecond: m.value,
+          cpuUsPerOp: (m.cpuMs * 1000) / total,
+          peakRssMiB: m.peakRssMiB,
+          concurrency: c,
+        };
     } finally {
       await agent.close();
     }
@@ -307,14 +463,20 @@ async function publishRate(url: string, pid: number, token: string, hubUrl: stri
 function summary(list: Measured[]) {
   const rate = spread(list.map((m) => m.perSecond));
   return {
-    rate, cpu: spread(list.map((m) => m.cpuUsPerOp)).median,
+    rate,
+    cpu: spread(list.map((m) => m.cpuUsPerOp)).median,
     rss: Math.max(...list.map((m) => m.peakRssMiB)),
   };
 }
 
 const plural = (n: number) => `${n.toLocaleString('en-US')} subscriber${n === 1 ? '' : 's'}`;
 
-const FAN_OUT_TARGET: Record<number, string> = { 1: 'ratio >= 0.6', 10: 'ratio >= 0.6', 100: 'ratio >= 0.8', 1000: 'ratio >= 0.8' };
+const FAN_OUT_TARGET: Record<number, string> = {
+  1: 'ratio >= 0.6',
+  10: 'ratio >= 0.6',
+  100: 'ratio >= 0.8',
+  1000: 'ratio >= 0.8',
+};
 
 const scenario: BenchScenario = {
   name: 'hub',
@@ -325,7 +487,15 @@ const scenario: BenchScenario = {
     const dbFile = join(ctx.tmpDir, 'hub.db');
     let hub: HubChild | undefined;
     try {
-      const added = await runCli(['source', 'add', 'bench', '--topic-prefix', 'http://bench.test/', '--db', dbFile]);
+      const added = await runCli([
+        'source',
+        'add',
+        'bench',
+        '--topic-prefix',
+        'http://bench.test/',
+        '--db',
+        dbFile,
+      ]);
       const token = (JSON.parse(added.find((l) => l.startsWith('{'))!) as { token: string }).token;
       hub = await startHubChild(dbFile);
       const h = hub;
@@ -339,20 +509,38 @@ const scenario: BenchScenario = {
         const callbacks = Array.from({ length: n }, (_, i) => receivers.url(i, `/s${n}/${i}`));
         ctx.log(`subscribing ${n}`);
         await pool(n, 16, async (i) => {
-          const form = new URLSearchParams({ 'hub.mode': 'subscribe', 'hub.topic': topic, 'hub.callback': callbacks[i]! }).toString();
-          const res = await request(h.url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+          const form = new URLSearchParams({
+            'hub.mode': 'subscribe',
+            'hub.topic': topic,
+            'hub.callback': callbacks[i]!,
+          }).toString();
+          const res = await request(h.url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body: form,
+          });
           await res.body.dump();
           if (res.statusCode !== 202) throw new Error(`subscribe answered ${res.statusCode}`);
         });
         subscribed += n;
-        await waitUntil(async () => (await activeSubscriptions(h.url)) >= subscribed, `${subscribed} active subscriptions`);
+        await waitUntil(
+          async () => (await activeSubscriptions(h.url)) >= subscribed,
+          `${subscribed} active subscriptions`,
+        );
         // The hub sends the stored Link header verbatim: the raw sender sends the same one.
         const headers = { 'content-type': 'application/xml', link: linkFor(topic, h.url) };
         const deliveries = Math.round((n === 1 ? 2_000 : 20_000) * ctx.scale);
         const perCallback = Math.max(5, Math.round(deliveries / n));
         // Warm-up for both (JIT, connections), not counted.
         await hubBurst(h, token, receivers, topic, n, Math.max(2, Math.round(perCallback / 5)));
-        await rawFanOut(raw, receivers, callbacks, Math.max(2, Math.round(perCallback / 5)), body, headers);
+        await rawFanOut(
+          raw,
+          receivers,
+          callbacks,
+          Math.max(2, Math.round(perCallback / 5)),
+          body,
+          headers,
+        );
         ctx.log(`fan-out to ${n}: ${ROUNDS} interleaved rounds`);
         const r = await interleave(ROUNDS, {
           hub: () => hubBurst(h, token, receivers, topic, n, perCallback),
@@ -361,24 +549,50 @@ const scenario: BenchScenario = {
         const hs = summary(r.hub);
         const rs = summary(r.raw);
         const ratios = spread(r.hub.map((m, i) => m.perSecond / r.raw[i]!.perSecond));
-        ctx.log(`  hub ${describeSpread(hs.rate)}/s, raw ${describeSpread(rs.rate)}/s, ratio ${describeSpread(ratios)}`);
-        const samples = Math.max(10, Math.round((n === 1 ? 500 : n === 10 ? 300 : n === 100 ? 100 : 30) * ctx.scale));
+        ctx.log(
+          `  hub ${describeSpread(hs.rate)}/s, raw ${describeSpread(rs.rate)}/s, ratio ${describeSpread(ratios)}`,
+        );
+        const samples = Math.max(
+          10,
+          Math.round((n === 1 ? 500 : n === 10 ? 300 : n === 100 ? 100 : 30) * ctx.scale),
+        );
         const latencies = await pacedLatency(h, token, receivers, topic, n, samples);
         rows.push({
-          scenario: 'hub fan-out', figure: `deliveries/s to ${plural(n)} (burst)`, value: hs.rate.median, unit: 'deliveries/s',
-          range: describeRange(hs.rate), cpuUsPerOp: hs.cpu, peakRssMiB: hs.rss,
-          baseline: { label: 'raw sender ceiling', value: rs.rate.median, unit: 'req/s', range: describeRange(rs.rate), cpuUsPerOp: rs.cpu },
+          scenario: 'hub fan-out',
+          figure: `deliveries/s to ${plural(n)} (burst)`,
+          value: hs.rate.median,
+          unit: 'deliveries/s',
+          range: describeRange(hs.rate),
+          cpuUsPerOp: hs.cpu,
+          peakRssMiB: hs.rss,
+          baseline: {
+            label: 'raw sender ceiling',
+            value: rs.rate.median,
+            unit: 'req/s',
+            range: describeRange(rs.rate),
+            cpuUsPerOp: rs.cpu,
+          },
           ratio: hs.rate.median / rs.rate.median,
           target: FAN_OUT_TARGET[n],
-          note: `${perCallback * n} deliveries a round; publish -> durable store -> scheduler -> POST, first publish to last receipt; ` +
+          note:
+            `${perCallback * n} deliveries a round; publish -> durable store -> scheduler -> POST, first publish to last receipt; ` +
             `per-round ratios ${describeSpread(ratios)}; raw: ${CONNECTIONS_PER_ORIGIN} connections per origin like the hub's pool, ` +
             `one POST in flight per callback, best of concurrency ${rawSettings(n).join('/')} (won: ${r.raw.map((m) => m.concurrency).join(',')})`,
         });
         rows.push({
-          scenario: 'hub fan-out', figure: `publish-to-receipt p50, ${plural(n)} (paced)`, value: percentile(latencies, 50), unit: 'ms',
-          target: n === 1 ? 'p50 < 5 ms' : undefined, note: `${latencies.length} deliveries; publish request start -> receiver has the body`,
+          scenario: 'hub fan-out',
+          figure: `publish-to-receipt p50, ${plural(n)} (paced)`,
+          value: percentile(latencies, 50),
+          unit: 'ms',
+          target: n === 1 ? 'p50 < 5 ms' : undefined,
+          note: `${latencies.length} deliveries; publish request start -> receiver has the body`,
         });
-        rows.push({ scenario: 'hub fan-out', figure: `publish-to-receipt p99, ${plural(n)} (paced)`, value: percentile(latencies, 99), unit: 'ms' });
+        rows.push({
+          scenario: 'hub fan-out',
+          figure: `publish-to-receipt p99, ${plural(n)} (paced)`,
+          value: percentile(latencies, 99),
+          unit: 'ms',
+        });
       }
 
       if (process.env.BENCH_HUB_SKIP_PUBLISH) return rows;
@@ -393,12 +607,24 @@ const scenario: BenchScenario = {
       const ph = summary(p.hub);
       const pb = summary(p.bare);
       rows.push({
-        scenario: 'hub publish', figure: 'accepted durable ResourceSync publishes/s (parse + SQLite commit before 200)', value: ph.rate.median, unit: 'publishes/s',
-        range: describeRange(ph.rate), cpuUsPerOp: ph.cpu, peakRssMiB: ph.rss,
-        baseline: { label: 'same POSTs to a bare node:http server (own process)', value: pb.rate.median, unit: 'req/s', range: describeRange(pb.rate), cpuUsPerOp: pb.cpu },
+        scenario: 'hub publish',
+        figure: 'accepted durable ResourceSync publishes/s (parse + SQLite commit before 200)',
+        value: ph.rate.median,
+        unit: 'publishes/s',
+        range: describeRange(ph.rate),
+        cpuUsPerOp: ph.cpu,
+        peakRssMiB: ph.rss,
+        baseline: {
+          label: 'same POSTs to a bare node:http server (own process)',
+          value: pb.rate.median,
+          unit: 'req/s',
+          range: describeRange(pb.rate),
+          cpuUsPerOp: pb.cpu,
+        },
         ratio: ph.rate.median / pb.rate.median,
         target: 'ratio >= 0.5',
-        note: `${total} POSTs a round, best of ${settings.join('/')} in flight (won: hub ${p.hub.map((m) => m.concurrency).join(',')}; bare ${p.bare.map((m) => m.concurrency).join(',')}); ` +
+        note:
+          `${total} POSTs a round, best of ${settings.join('/')} in flight (won: hub ${p.hub.map((m) => m.concurrency).join(',')}; bare ${p.bare.map((m) => m.concurrency).join(',')}); ` +
           'token checked, WAL synchronous=NORMAL',
       });
       return rows;

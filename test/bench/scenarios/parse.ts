@@ -48,10 +48,12 @@ function entryXml(i: number): string {
 
 async function writeChangeList(file: string, entries: number): Promise<number> {
   const out = createWriteStream(file);
-  out.write('<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"\n' +
-    '        xmlns:rs="http://www.openarchives.org/rs/terms/">\n' +
-    '  <rs:ln rel="up" href="http://example.com/dataset1/capabilitylist.xml"/>\n' +
-    '  <rs:md capability="changelist" from="2026-11-22T10:00:00Z"/>\n');
+  out.write(
+    '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"\n' +
+      '        xmlns:rs="http://www.openarchives.org/rs/terms/">\n' +
+      '  <rs:ln rel="up" href="http://example.com/dataset1/capabilitylist.xml"/>\n' +
+      '  <rs:md capability="changelist" from="2026-11-22T10:00:00Z"/>\n',
+  );
   let batch = '';
   for (let i = 0; i < entries; i++) {
     batch += entryXml(i);
@@ -73,7 +75,9 @@ function peakRss(): number {
     const status = readFileSync('/proc/self/status', 'utf8');
     const m = /VmHWM:\s+(\d+)\s+kB/.exec(status);
     if (m) return Number(m[1]) * 1024;
-  } catch { /* not Linux */ }
+  } catch {
+    /* not Linux */
+  }
   return process.memoryUsage().rss;
 }
 
@@ -82,10 +86,24 @@ async function runChild(mode: Mode, file: string): Promise<ChildResult> {
   // undici) is start-up cost, not parsing.
   const { streamDocument } = await import('@rsnotify/shared');
   const { XMLParser } = await import('fast-xml-parser');
-  const ARR = new Set(['urlset.url', 'sitemapindex.sitemap', 'urlset.rs:ln', 'urlset.url.rs:ln', 'sitemapindex.rs:ln', 'sitemapindex.sitemap.rs:ln']);
+  const ARR = new Set([
+    'urlset.url',
+    'sitemapindex.sitemap',
+    'urlset.rs:ln',
+    'urlset.url.rs:ln',
+    'sitemapindex.rs:ln',
+    'sitemapindex.sitemap.rs:ln',
+  ]);
   const parser = new XMLParser({
-    ignoreAttributes: false, attributeNamePrefix: '@_', removeNSPrefix: false, processEntities: true, htmlEntities: true,
-    ignoreDeclaration: true, parseTagValue: false, parseAttributeValue: false, trimValues: true,
+    ignoreAttributes: false,
+    attributeNamePrefix: '@_',
+    removeNSPrefix: false,
+    processEntities: true,
+    htmlEntities: true,
+    ignoreDeclaration: true,
+    parseTagValue: false,
+    parseAttributeValue: false,
+    trimValues: true,
     isArray: (_name: string, jpath: unknown) => ARR.has(jpath as string),
   });
 
@@ -107,7 +125,10 @@ async function runChild(mode: Mode, file: string): Promise<ChildResult> {
   } else if (mode === 'stream-live') {
     // Not timed: what the reader keeps alive, i.e. heapUsed right after a forced GC every 5,000 entries.
     for await (const ev of streamDocument(createReadStream(file, { highWaterMark: 64 * 1024 }))) {
-      if (ev.type === 'entry' && ++entries % 5_000 === 0) { gc?.(); sample(); }
+      if (ev.type === 'entry' && ++entries % 5_000 === 0) {
+        gc?.();
+        sample();
+      }
     }
   } else {
     // Baseline: the whole file as one string, one fast-xml-parser call, then
@@ -115,11 +136,17 @@ async function runChild(mode: Mode, file: string): Promise<ChildResult> {
     const xml = await readFile(file, 'utf8');
     if (/<!DOCTYPE/i.test(xml.slice(0, 4096))) throw new Error('DOCTYPE not allowed');
     sample();
-    const doc = parser.parse(xml) as { urlset: { url: { loc: string; 'rs:md'?: Record<string, string> }[] } };
+    const doc = parser.parse(xml) as {
+      urlset: { url: { loc: string; 'rs:md'?: Record<string, string> }[] };
+    };
     // A synchronous parse cannot be sampled from inside; right after it, with the tree and the
     // input still referenced and no GC forced, the heap is at (or near) its peak.
     sample();
-    const records = doc.urlset.url.map((u) => ({ loc: u.loc, change: u['rs:md']?.['@_change'], datetime: u['rs:md']?.['@_datetime'] }));
+    const records = doc.urlset.url.map((u) => ({
+      loc: u.loc,
+      change: u['rs:md']?.['@_change'],
+      datetime: u['rs:md']?.['@_datetime'],
+    }));
     entries = records.length;
     sample();
   }
@@ -131,18 +158,44 @@ async function runChild(mode: Mode, file: string): Promise<ChildResult> {
 
 function measure(mode: Mode, file: string): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--expose-gc', '--conditions=@rsnotify/source', '--import', 'tsx', THIS_FILE, '--parse-child', mode, file], {
-      cwd: process.cwd(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--expose-gc',
+        '--conditions=@rsnotify/source',
+        '--import',
+        'tsx',
+        THIS_FILE,
+        '--parse-child',
+        mode,
+        file,
+      ],
+      {
+        cwd: process.cwd(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     let err = '';
-    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
     child.on('error', reject);
     child.on('exit', (code) => {
-      if (code !== 0) return reject(new Error(`parse child (${mode}) exited ${code}: ${err.trim().split('\n').slice(-3).join(' | ')}`));
-      try { resolve(JSON.parse(out.trim().split('\n').pop()!) as ChildResult); } catch (e) { reject(e as Error); }
+      if (code !== 0)
+        return reject(
+          new Error(
+            `parse child (${mode}) exited ${code}: ${err.trim().split('\n').slice(-3).join(' | ')}`,
+          ),
+        );
+      try {
+        resolve(JSON.parse(out.trim().split('\n').pop()!) as ChildResult);
+      } catch (e) {
+        reject(e as Error);
+      }
     });
   });
 }
@@ -165,12 +218,15 @@ async function run(ctx: BenchContext): Promise<BenchRow[]> {
     // Alternate, so a noisy neighbour on the shared cores hits both alike.
     stream.push(await measure('stream', file));
     baseline.push(await measure('baseline', file));
-    ctx.log(`run ${i + 1}: stream ${stream[i]!.ms.toFixed(0)} ms, baseline ${baseline[i]!.ms.toFixed(0)} ms`);
+    ctx.log(
+      `run ${i + 1}: stream ${stream[i]!.ms.toFixed(0)} ms, baseline ${baseline[i]!.ms.toFixed(0)} ms`,
+    );
   }
   const liveSmall = await measure('stream-live', small);
   const liveFull = await measure('stream-live', file);
   for (const r of [...stream, ...baseline]) {
-    if (r.entries !== entries) throw new Error(`${r.mode} saw ${r.entries} entries, expected ${entries}`);
+    if (r.entries !== entries)
+      throw new Error(`${r.mode} saw ${r.entries} entries, expected ${entries}`);
   }
   const rate = (rs: ChildResult[]): number => entries / (median(rs.map((r) => r.ms)) / 1000);
   const streamRate = rate(stream);
@@ -184,27 +240,47 @@ async function run(ctx: BenchContext): Promise<BenchRow[]> {
   const doc = `${entries.toLocaleString('en-US')}-entry Change List, ${(bytes / MiB).toFixed(1)} MiB`;
   return [
     {
-      scenario: 'parse', figure: 'entries/s, streamDocument from a file stream', value: streamRate, unit: 'entries/s',
+      scenario: 'parse',
+      figure: 'entries/s, streamDocument from a file stream',
+      value: streamRate,
+      unit: 'entries/s',
       baseline: { label: 'fast-xml-parser whole document', value: baseRate, unit: 'entries/s' },
-      ratio: streamRate / baseRate, target: 'ratio >= 2',
+      ratio: streamRate / baseRate,
+      target: 'ratio >= 2',
       note: `${doc}; median of ${RUNS} runs each, one child process per run; times include reading the file`,
     },
     {
-      scenario: 'parse', figure: 'peak heapUsed, streamDocument', value: streamHeap, unit: 'MiB',
+      scenario: 'parse',
+      figure: 'peak heapUsed, streamDocument',
+      value: streamHeap,
+      unit: 'MiB',
       baseline: { label: 'fast-xml-parser whole document', value: baseHeap, unit: 'MiB' },
-      ratio: streamHeap / baseHeap, target: 'flat (does not grow with the document)',
+      ratio: streamHeap / baseHeap,
+      target: 'flat (does not grow with the document)',
       note: `sampled every 500 entries (stream) / around the parse call (baseline); heap after GC at start: ${(stream[0]!.heapBefore / MiB).toFixed(1)} MiB`,
     },
     {
-      scenario: 'parse', figure: `live heap after GC, streamDocument at ${entries.toLocaleString('en-US')} entries`, value: liveFullMiB, unit: 'MiB',
-      baseline: { label: `same at ${smallEntries.toLocaleString('en-US')} entries`, value: liveSmallMiB, unit: 'MiB' },
-      ratio: liveFullMiB / liveSmallMiB, target: 'ratio ~1 (flat)',
+      scenario: 'parse',
+      figure: `live heap after GC, streamDocument at ${entries.toLocaleString('en-US')} entries`,
+      value: liveFullMiB,
+      unit: 'MiB',
+      baseline: {
+        label: `same at ${smallEntries.toLocaleString('en-US')} entries`,
+        value: liveSmallMiB,
+        unit: 'MiB',
+      },
+      ratio: liveFullMiB / liveSmallMiB,
+      target: 'ratio ~1 (flat)',
       note: 'max heapUsed right after a forced GC every 5,000 entries (separate, untimed run): what the reader retains',
     },
     {
-      scenario: 'parse', figure: 'peak RSS (VmHWM), streamDocument', value: streamRss, unit: 'MiB',
+      scenario: 'parse',
+      figure: 'peak RSS (VmHWM), streamDocument',
+      value: streamRss,
+      unit: 'MiB',
       baseline: { label: 'fast-xml-parser whole document', value: baseRss, unit: 'MiB' },
-      ratio: streamRss / baseRss, note: 'whole child process, node + tsx included',
+      ratio: streamRss / baseRss,
+      note: 'whole child process, node + tsx included',
     },
   ];
 }

@@ -20,16 +20,36 @@ import { describeRange, interleave, metered, spread } from '../lib/measure.js';
 // side). Looked up at run time so that, until they are exported, only this scenario fails and the
 // bench runner (which imports every scenario file) keeps working.
 interface DataApi {
-  createHttpGetter(this: void, o: { allowPrivateNetworks: boolean; perHostConcurrency?: number }): { close(): Promise<void> };
-  createMirror(this: void, o: { mirrorDir: string; http: unknown; perHostConcurrency?: number; state: {
-    get(uri: string): Promise<undefined | object>; set(uri: string, s: object | null): Promise<void> } }): { close(): Promise<void> };
-  runBaseline(this: void, url: string, http: unknown, mirror: unknown): Promise<{ resources: number; written: number; failed: { error?: { code: string } }[] }>;
+  createHttpGetter(
+    this: void,
+    o: { allowPrivateNetworks: boolean; perHostConcurrency?: number },
+  ): { close(): Promise<void> };
+  createMirror(
+    this: void,
+    o: {
+      mirrorDir: string;
+      http: unknown;
+      perHostConcurrency?: number;
+      state: {
+        get(uri: string): Promise<undefined | object>;
+        set(uri: string, s: object | null): Promise<void>;
+      };
+    },
+  ): { close(): Promise<void> };
+  runBaseline(
+    this: void,
+    url: string,
+    http: unknown,
+    mirror: unknown,
+  ): Promise<{ resources: number; written: number; failed: { error?: { code: string } }[] }>;
 }
 
 function dataApi(): DataApi {
   const api = subscriber as unknown as Partial<DataApi>;
   if (!api.runBaseline || !api.createMirror || !api.createHttpGetter) {
-    throw new Error('@rsnotify/subscriber does not export runBaseline, createMirror and createHttpGetter yet');
+    throw new Error(
+      '@rsnotify/subscriber does not export runBaseline, createMirror and createHttpGetter yet',
+    );
   }
   return api as DataApi;
 }
@@ -76,7 +96,10 @@ process.on('SIGTERM', () => { server.closeAllConnections(); server.close(() => p
 `;
 
 async function startSource(count: number): Promise<{ base: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', SOURCE_JS], { env: { ...process.env, COUNT: String(count) }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', SOURCE_JS], {
+    env: { ...process.env, COUNT: String(count) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let buf = '';
   const base = await new Promise<string>((resolve, reject) => {
     child.on('exit', (code) => reject(new Error(`bench Source exited with ${code}`)));
@@ -117,15 +140,25 @@ async function baseline(base: string, mirrorDir: string, expected: number): Prom
   // the interface.
   const rows = new Map<string, object>();
   const mirror = createMirror({
-    mirrorDir, http, perHostConcurrency: CONCURRENCY,
-    state: { get: async (uri) => rows.get(uri), set: async (uri, s) => { if (s) rows.set(uri, s); else rows.delete(uri); } },
+    mirrorDir,
+    http,
+    perHostConcurrency: CONCURRENCY,
+    state: {
+      get: async (uri) => rows.get(uri),
+      set: async (uri, s) => {
+        if (s) rows.set(uri, s);
+        else rows.delete(uri);
+      },
+    },
   });
   try {
     const started = performance.now();
     const r = await runBaseline(`${base}/resourcelist.xml`, http, mirror);
     const seconds = (performance.now() - started) / 1000;
     if (r.resources !== expected || r.written !== expected || r.failed.length > 0) {
-      throw new Error(`baseline incomplete: ${r.written}/${r.resources} written, ${r.failed.length} failed (${r.failed[0]?.error?.code ?? ''})`);
+      throw new Error(
+        `baseline incomplete: ${r.written}/${r.resources} written, ${r.failed.length} failed (${r.failed[0]?.error?.code ?? ''})`,
+      );
     }
     return r.resources / seconds;
   } finally {
@@ -145,7 +178,11 @@ const scenario: BenchScenario = {
       await rawGets(urls.slice(0, Math.min(1_000, count))); // warm-up (JIT, sockets)
       const perOp = async (fn: () => Promise<number>) => {
         const m = await metered(process.pid, fn);
-        return { perSecond: m.value, cpuUsPerOp: (m.cpuMs * 1000) / count, peakRssMiB: m.peakRssMiB };
+        return {
+          perSecond: m.value,
+          cpuUsPerOp: (m.cpuMs * 1000) / count,
+          peakRssMiB: m.peakRssMiB,
+        };
       };
       const r = await interleave(3, {
         baseline: async (round) => {
@@ -158,18 +195,29 @@ const scenario: BenchScenario = {
       const b = spread(r.baseline.map((x) => x.perSecond));
       const g = spread(r.gets.map((x) => x.perSecond));
       ctx.log(`runBaseline ${b.median.toFixed(0)}/s, raw GETs ${g.median.toFixed(0)}/s`);
-      return [{
-        scenario: 'subscriber baseline',
-        figure: `baseline sync of ${count.toLocaleString('en-US')} resources (runBaseline -> verified atomic files)`,
-        value: b.median, unit: 'resources/s', range: describeRange(b),
-        cpuUsPerOp: spread(r.baseline.map((x) => x.cpuUsPerOp)).median,
-        peakRssMiB: Math.max(...r.baseline.map((x) => x.peakRssMiB)),
-        baseline: { label: 'raw undici GET, bodies dropped', value: g.median, unit: 'resources/s', range: describeRange(g), cpuUsPerOp: spread(r.gets.map((x) => x.cpuUsPerOp)).median },
-        ratio: b.median / g.median,
-        target: 'ratio >= 0.5',
-        note: `${CONCURRENCY} connections, keep-alive; every file fsync'd before it is recorded; md5 + sha-256 + length verified; ` +
-          `per-round ratios ${describeRange(spread(r.baseline.map((x, i) => x.perSecond / r.gets[i]!.perSecond)))}`,
-      }];
+      return [
+        {
+          scenario: 'subscriber baseline',
+          figure: `baseline sync of ${count.toLocaleString('en-US')} resources (runBaseline -> verified atomic files)`,
+          value: b.median,
+          unit: 'resources/s',
+          range: describeRange(b),
+          cpuUsPerOp: spread(r.baseline.map((x) => x.cpuUsPerOp)).median,
+          peakRssMiB: Math.max(...r.baseline.map((x) => x.peakRssMiB)),
+          baseline: {
+            label: 'raw undici GET, bodies dropped',
+            value: g.median,
+            unit: 'resources/s',
+            range: describeRange(g),
+            cpuUsPerOp: spread(r.gets.map((x) => x.cpuUsPerOp)).median,
+          },
+          ratio: b.median / g.median,
+          target: 'ratio >= 0.5',
+          note:
+            `${CONCURRENCY} connections, keep-alive; every file fsync'd before it is recorded; md5 + sha-256 + length verified; ` +
+            `per-round ratios ${describeRange(spread(r.baseline.map((x, i) => x.perSecond / r.gets[i]!.perSecond)))}`,
+        },
+      ];
     } finally {
       child.kill('SIGTERM');
       await once(child, 'exit').catch(() => undefined);

@@ -29,11 +29,22 @@ const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
 function ws(ctx: BenchContext, name: string): Workspace {
   const dir = join(ctx.tmpDir, name);
-  return { dir, dataDir: join(dir, 'data'), mirrorDir: join(dir, 'mirror'), remove: async () => undefined };
+  return {
+    dir,
+    dataDir: join(dir, 'data'),
+    mirrorDir: join(dir, 'mirror'),
+    remove: async () => undefined,
+  };
 }
 
 /** Sends `count` POSTs through one keep-alive Pool, `inFlight` at a time; returns requests per second. */
-async function blast(origin: string, path: string, bodies: (i: number) => { body: string; headers: Record<string, string> }, count: number, inFlight: number): Promise<{ perSecond: number; non2xx: number }> {
+async function blast(
+  origin: string,
+  path: string,
+  bodies: (i: number) => { body: string; headers: Record<string, string> },
+  count: number,
+  inFlight: number,
+): Promise<{ perSecond: number; non2xx: number }> {
   const pool = new Pool(origin, { connections: inFlight, pipelining: 1 });
   let next = 0;
   let non2xx = 0;
@@ -45,20 +56,25 @@ async function blast(origin: string, path: string, bodies: (i: number) => { body
       const { body, headers } = bodies(i);
       const res = await pool.request({ method: 'POST', path, body, headers });
       await res.body.dump();
-      if (res.statusCode < 200 || res.statusCode >= 300) { non2xx++; firstBad ??= res.statusCode; }
+      if (res.statusCode < 200 || res.statusCode >= 300) {
+        non2xx++;
+        firstBad ??= res.statusCode;
+      }
     }
   };
   await Promise.all(Array.from({ length: inFlight }, worker));
   const seconds = (performance.now() - started) / 1000;
   await pool.close();
-  if (firstBad !== undefined) process.stderr.write(`  ${origin}: ${non2xx} non-2xx, first ${firstBad}\n`);
+  if (firstBad !== undefined)
+    process.stderr.write(`  ${origin}: ${non2xx} non-2xx, first ${firstBad}\n`);
   return { perSecond: count / seconds, non2xx };
 }
 
 function notification(i: number): string {
   // Contiguous one-second intervals (RN-5), one entry each: parsed and ordered by the subscriber
   // after its answer; the entry points at a URI that is never fetched before the run ends.
-  const t = (n: number) => new Date(Date.UTC(2030, 0, 1) + n * 1000).toISOString().replace('.000Z', 'Z');
+  const t = (n: number) =>
+    new Date(Date.UTC(2030, 0, 1) + n * 1000).toISOString().replace('.000Z', 'Z');
   return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/"><rs:md capability="change-notification" from="${t(i)}" until="${t(i + 1)}"/><url><loc>http://127.0.0.1:9/bench/r${i % 100}</loc><rs:md change="deleted" datetime="${t(i)}"/></url></urlset>`;
 }
 
@@ -70,8 +86,15 @@ s.keepAliveTimeout = 60000;
 s.listen(0, '127.0.0.1', () => process.send({ origin: 'http://127.0.0.1:' + s.address().port }));
 `;
 
-async function child(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; info: Record<string, string> }> {
-  const c = spawn(process.execPath, args, { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+async function child(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; info: Record<string, string> }> {
+  const c = spawn(process.execPath, args, {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const info = await new Promise<Record<string, string>>((resolve, reject) => {
     c.once('message', (m) => resolve(m as Record<string, string>));
     c.once('exit', (code) => reject(new Error(`bench child exited ${code}`)));
@@ -87,29 +110,61 @@ async function stopChild(c: ChildProcess): Promise<void> {
   if (c.exitCode === null) c.kill('SIGKILL');
 }
 
-interface IntakeRun { perSecond: number; cpuUsPerOp: number; peakRssMiB: number; non2xx: number; inFlight: number }
+interface IntakeRun {
+  perSecond: number;
+  cpuUsPerOp: number;
+  peakRssMiB: number;
+  non2xx: number;
+  inFlight: number;
+}
 
 const intake: BenchScenario = {
   name: 'subscriber intake',
   async run(ctx) {
     const count = Math.max(500, Math.round(10_000 * ctx.scale));
     const raw = await child(['--input-type=module', '-e', RAW_RECEIVER_JS], {});
-    const sub = await child([...profileArgs('subscriber'), '--conditions=@rsnotify/source', '--import', 'tsx', 'test/bench/lib/intake-child.ts'], { WORK_DIR: join(ctx.tmpDir, 'intake') });
+    const sub = await child(
+      [
+        ...profileArgs('subscriber'),
+        '--conditions=@rsnotify/source',
+        '--import',
+        'tsx',
+        'test/bench/lib/intake-child.ts',
+      ],
+      { WORK_DIR: join(ctx.tmpDir, 'intake') },
+    );
     try {
       const callback = new URL(sub.info.callback!);
       const secret = sub.info.secret!;
-      const bodies = Array.from({ length: count * (ROUNDS * IN_FLIGHT_SETTINGS.length + 1) }, (_, i) => notification(i));
+      const bodies = Array.from(
+        { length: count * (ROUNDS * IN_FLIGHT_SETTINGS.length + 1) },
+        (_, i) => notification(i),
+      );
       const signatures = bodies.map((b) => signatureHeader('sha256', secret, b));
       // Each POST to the subscriber carries a new interval (RN-5), so none is a duplicate.
       let nextBody = 0;
-      const signed = (base: number) => (i: number) => ({ body: bodies[base + i]!, headers: { 'content-type': 'application/xml', 'x-hub-signature': signatures[base + i]! } });
-      const measure = async (pid: number, origin: string, path: string, fresh: boolean): Promise<IntakeRun> => {
+      const signed = (base: number) => (i: number) => ({
+        body: bodies[base + i]!,
+        headers: { 'content-type': 'application/xml', 'x-hub-signature': signatures[base + i]! },
+      });
+      const measure = async (
+        pid: number,
+        origin: string,
+        path: string,
+        fresh: boolean,
+      ): Promise<IntakeRun> => {
         let best: IntakeRun | undefined;
         for (const inFlight of IN_FLIGHT_SETTINGS) {
           const base = fresh ? nextBody : 0;
           if (fresh) nextBody += count;
           const m = await metered(pid, () => blast(origin, path, signed(base), count, inFlight));
-          const run = { perSecond: m.value.perSecond, non2xx: m.value.non2xx, cpuUsPerOp: (m.cpuMs * 1000) / count, peakRssMiB: m.peakRssMiB, inFlight };
+          const run = {
+            perSecond: m.value.perSecond,
+            non2xx: m.value.non2xx,
+            cpuUsPerOp: (m.cpuMs * 1000) / count,
+            peakRssMiB: m.peakRssMiB,
+            inFlight,
+          };
           if (!best || run.perSecond > best.perSecond) best = run;
         }
         return best!;
@@ -128,19 +183,33 @@ const intake: BenchScenario = {
       const s = spread(r.subscriber.map((x) => x.perSecond));
       const b = spread(r.raw.map((x) => x.perSecond));
       const non2xx = r.subscriber.reduce((a, x) => a + x.non2xx, 0);
-      ctx.log(`intake: subscriber ${s.median.toFixed(0)}/s (${non2xx} non-2xx), raw ${b.median.toFixed(0)}/s`);
-      return [{
-        scenario: 'subscriber intake',
-        figure: 'signed notifications accepted/s (verify + SQLite commit, synchronous=FULL, before 202)',
-        value: s.median, unit: 'req/s', range: describeRange(s),
-        cpuUsPerOp: spread(r.subscriber.map((x) => x.cpuUsPerOp)).median,
-        peakRssMiB: Math.max(...r.subscriber.map((x) => x.peakRssMiB)),
-        baseline: { label: 'raw node:http receiver, no work (own process)', value: b.median, unit: 'req/s', range: describeRange(b), cpuUsPerOp: spread(r.raw.map((x) => x.cpuUsPerOp)).median },
-        ratio: s.median / b.median,
-        target: 'ratio >= 0.7',
-        note: `${count} POSTs a round, best of ${IN_FLIGHT_SETTINGS.join('/')} in flight (won: sub ${r.subscriber.map((x) => x.inFlight).join(',')}; raw ${r.raw.map((x) => x.inFlight).join(',')}); ` +
-          `per-round ratios ${describeRange(spread(r.subscriber.map((x, i) => x.perSecond / r.raw[i]!.perSecond)))}${non2xx ? `; ${non2xx} non-2xx` : ''}`,
-      }];
+      ctx.log(
+        `intake: subscriber ${s.median.toFixed(0)}/s (${non2xx} non-2xx), raw ${b.median.toFixed(0)}/s`,
+      );
+      return [
+        {
+          scenario: 'subscriber intake',
+          figure:
+            'signed notifications accepted/s (verify + SQLite commit, synchronous=FULL, before 202)',
+          value: s.median,
+          unit: 'req/s',
+          range: describeRange(s),
+          cpuUsPerOp: spread(r.subscriber.map((x) => x.cpuUsPerOp)).median,
+          peakRssMiB: Math.max(...r.subscriber.map((x) => x.peakRssMiB)),
+          baseline: {
+            label: 'raw node:http receiver, no work (own process)',
+            value: b.median,
+            unit: 'req/s',
+            range: describeRange(b),
+            cpuUsPerOp: spread(r.raw.map((x) => x.cpuUsPerOp)).median,
+          },
+          ratio: s.median / b.median,
+          target: 'ratio >= 0.7',
+          note:
+            `${count} POSTs a round, best of ${IN_FLIGHT_SETTINGS.join('/')} in flight (won: sub ${r.subscriber.map((x) => x.inFlight).join(',')}; raw ${r.raw.map((x) => x.inFlight).join(',')}); ` +
+            `per-round ratios ${describeRange(spread(r.subscriber.map((x, i) => x.perSecond / r.raw[i]!.perSecond)))}${non2xx ? `; ${non2xx} non-2xx` : ''}`,
+        },
+      ];
     } finally {
       await stopChild(sub.child);
       await stopChild(raw.child);
@@ -161,9 +230,17 @@ const latency: BenchScenario = {
     const sim = await startSourceSimulator({ seed: 2, initialResources: 50 });
     const { token } = await hub.addSource('sim', [sim.topicPrefix]);
     sim.setHub(hub.url, token);
-    const sub = await startSubscriber({ ...subscriberConfig(w, sim.wellKnownUrl), logLevel: 'warn' });
+    const sub = await startSubscriber({
+      ...subscriberConfig(w, sim.wellKnownUrl),
+      logLevel: 'warn',
+    });
     try {
-      await waitFor(async () => (await sub.status())[0]?.subscriptionState === 'active' && (await sub.status())[0]?.syncedUntil, { what: 'subscribed', timeoutMs: 30_000 });
+      await waitFor(
+        async () =>
+          (await sub.status())[0]?.subscriptionState === 'active' &&
+          (await sub.status())[0]?.syncedUntil,
+        { what: 'subscribed', timeoutMs: 30_000 },
+      );
       const times: number[] = [];
       const rawTimes: number[] = [];
       for (let i = 0; i < samples + 5; i++) {
@@ -171,7 +248,9 @@ const latency: BenchScenario = {
         const t0 = performance.now();
         await sim.changeBatch(1);
         const after = sim.snapshot();
-        const changed = [...after].find(([uri, e]) => !before.get(uri)?.bytes.equals(e.bytes)) ?? [...before].find(([uri]) => !after.has(uri));
+        const changed =
+          [...after].find(([uri, e]) => !before.get(uri)?.bytes.equals(e.bytes)) ??
+          [...before].find(([uri]) => !after.has(uri));
         if (!changed) continue;
         const [uri] = changed;
         const expected = after.get(uri)?.bytes;
@@ -193,20 +272,61 @@ const latency: BenchScenario = {
         }
       }
       // The spread: p50 of each third of the samples (in the order taken, so drift shows).
-      const thirds = (xs: number[]) => [0, 1, 2].map((k) => xs.slice(Math.floor((k * xs.length) / 3), Math.floor(((k + 1) * xs.length) / 3)));
-      const p50s = spread(thirds(times).map((t) => percentile([...t].sort((a, b) => a - b), 50)));
-      const raw50s = spread(thirds(rawTimes).map((t) => percentile([...t].sort((a, b) => a - b), 50)));
+      const thirds = (xs: number[]) =>
+        [0, 1, 2].map((k) =>
+          xs.slice(Math.floor((k * xs.length) / 3), Math.floor(((k + 1) * xs.length) / 3)),
+        );
+      const p50s = spread(
+        thirds(times).map((t) =>
+          percentile(
+            [...t].sort((a, b) => a - b),
+            50,
+          ),
+        ),
+      );
+      const raw50s = spread(
+        thirds(rawTimes).map((t) =>
+          percentile(
+            [...t].sort((a, b) => a - b),
+            50,
+          ),
+        ),
+      );
       times.sort((a, b) => a - b);
       rawTimes.sort((a, b) => a - b);
       const p50 = percentile(times, 50);
       const p99 = percentile(times, 99);
       const raw50 = percentile(rawTimes, 50);
       const note = `${times.length} single-change notifications, one at a time, through the real hub (hub, subscriber, Source in this process), each followed by its raw GET + write`;
-      ctx.log(`publish-to-file: p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, raw GET+write p50 ${raw50.toFixed(2)} ms`);
+      ctx.log(
+        `publish-to-file: p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, raw GET+write p50 ${raw50.toFixed(2)} ms`,
+      );
       const rows: BenchRow[] = [
-        { scenario: 'subscriber publish-to-file', figure: 'latency p50 (Source change -> hub -> subscriber -> file)', value: p50, unit: 'ms', range: `p50 per third: ${describeRange(p50s)}`,
-          baseline: { label: 'raw GET + write p50', value: raw50, unit: 'ms', range: `p50 per third: ${describeRange(raw50s)}` }, ratio: p50 / raw50, target: 'p50 <= 3 ms', note },
-        { scenario: 'subscriber publish-to-file', figure: 'latency p99', value: p99, unit: 'ms', baseline: { label: 'raw GET + write p99', value: percentile(rawTimes, 99), unit: 'ms' }, ratio: p99 / percentile(rawTimes, 99), note },
+        {
+          scenario: 'subscriber publish-to-file',
+          figure: 'latency p50 (Source change -> hub -> subscriber -> file)',
+          value: p50,
+          unit: 'ms',
+          range: `p50 per third: ${describeRange(p50s)}`,
+          baseline: {
+            label: 'raw GET + write p50',
+            value: raw50,
+            unit: 'ms',
+            range: `p50 per third: ${describeRange(raw50s)}`,
+          },
+          ratio: p50 / raw50,
+          target: 'p50 <= 3 ms',
+          note,
+        },
+        {
+          scenario: 'subscriber publish-to-file',
+          figure: 'latency p99',
+          value: p99,
+          unit: 'ms',
+          baseline: { label: 'raw GET + write p99', value: percentile(rawTimes, 99), unit: 'ms' },
+          ratio: p99 / percentile(rawTimes, 99),
+          note,
+        },
       ];
       return rows;
     } finally {

@@ -26,15 +26,28 @@ export function skipWithoutChromium(): string | false {
 // Without the background-networking flags Chromium keeps trying to reach Google's services and hangs
 // on the refused connections of a machine without Internet.
 const FLAGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
 ];
 
-export async function launchChromium(t: { after: (fn: () => Promise<void>) => void }): Promise<Browser> {
+export async function launchChromium(t: {
+  after: (fn: () => Promise<void>) => void;
+}): Promise<Browser> {
   const executablePath = chromiumExecutable();
   if (!executablePath) throw new Error('no Chromium executable');
   // playwright-core gives every launch a fresh temporary profile (--user-data-dir) and removes it.
-  const browser = await chromium.launch({ executablePath, headless: true, args: FLAGS, timeout: 60_000 });
+  const browser = await chromium.launch({
+    executablePath,
+    headless: true,
+    args: FLAGS,
+    timeout: 60_000,
+  });
   t.after(() => browser.close());
   return browser;
 }

@@ -14,27 +14,46 @@ import { startHub, type HubOptions, type RunningHub } from '@rsnotify/hub';
 const HUB_CLI = fileURLToPath(new URL('../../../hub/src/cli.ts', import.meta.url));
 
 /** Runs `rsnotify-hub ARGS` (from source) to completion; stdout and stderr apart. */
-export function runHubCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runHubCli(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--conditions=@rsnotify/source', '--import', 'tsx', HUB_CLI, ...args], {
-      env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--conditions=@rsnotify/source', '--import', 'tsx', HUB_CLI, ...args],
+      {
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (b: Buffer) => { stdout += b.toString(); });
-    child.stderr.on('data', (b: Buffer) => { stderr += b.toString(); });
+    child.stdout.on('data', (b: Buffer) => {
+      stdout += b.toString();
+    });
+    child.stderr.on('data', (b: Buffer) => {
+      stderr += b.toString();
+    });
     child.on('error', reject);
     child.on('exit', (code) => resolve({ code, stdout, stderr }));
   });
 }
 
-export interface Delivered { readonly path: string; readonly body: string; readonly headers: IncomingMessage['headers'] }
+export interface Delivered {
+  readonly path: string;
+  readonly body: string;
+  readonly headers: IncomingMessage['headers'];
+}
 
 export class CallbackReceiver {
   readonly delivered: Delivered[] = [];
   /** Status answered to deliveries, per callback path; 200 when unset. */
   readonly answer = new Map<string, number>();
-  private constructor(private readonly server: Server, readonly baseUrl: string) {}
+  private constructor(
+    private readonly server: Server,
+    readonly baseUrl: string,
+  ) {}
 
   static async start(): Promise<CallbackReceiver> {
     let r!: CallbackReceiver;
@@ -46,12 +65,22 @@ export class CallbackReceiver {
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const u = new URL(req.url ?? '/', this.baseUrl);
-    if (req.method === 'GET') { res.writeHead(200, { 'content-type': 'text/plain' }).end(u.searchParams.get('hub.challenge') ?? ''); return; }
+    if (req.method === 'GET') {
+      res
+        .writeHead(200, { 'content-type': 'text/plain' })
+        .end(u.searchParams.get('hub.challenge') ?? '');
+      return;
+    }
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const status = this.answer.get(u.pathname) ?? 200;
-      if (status < 300) this.delivered.push({ path: u.pathname, body: Buffer.concat(chunks).toString('utf8'), headers: req.headers });
+      if (status < 300)
+        this.delivered.push({
+          path: u.pathname,
+          body: Buffer.concat(chunks).toString('utf8'),
+          headers: req.headers,
+        });
       res.writeHead(status).end();
     });
   }
@@ -71,15 +100,24 @@ export interface ConsoleRig {
   readonly receiver: CallbackReceiver;
 }
 
-export async function startConsoleRig(t: { after: (fn: () => Promise<void>) => void }, options: Partial<HubOptions> = {}): Promise<ConsoleRig> {
+export async function startConsoleRig(
+  t: { after: (fn: () => Promise<void>) => void },
+  options: Partial<HubOptions> = {},
+): Promise<ConsoleRig> {
   const dir = await mkdtemp(join(tmpdir(), 'rsn-console-'));
   const dbFile = join(dir, 'hub.db');
   const created = await runHubCli(['admin', 'token', 'create', 'ops', '--db', dbFile]);
   if (created.code !== 0) throw new Error(`admin token create failed: ${created.stderr}`);
   const adminToken = created.stdout.trim();
   const hub = await startHub({
-    host: '127.0.0.1', port: 0, dbFile, allowPrivateNetworks: true, leaseMinSeconds: 1, checkTopics: false,
-    logLevel: process.env.RSN_E2E_LOG ? 'debug' : 'silent', ...options,
+    host: '127.0.0.1',
+    port: 0,
+    dbFile,
+    allowPrivateNetworks: true,
+    leaseMinSeconds: 1,
+    checkTopics: false,
+    logLevel: process.env.RSN_E2E_LOG ? 'debug' : 'silent',
+    ...options,
   });
   const receiver = await CallbackReceiver.start();
   t.after(async () => {
@@ -90,20 +128,42 @@ export async function startConsoleRig(t: { after: (fn: () => Promise<void>) => v
   return { dir, dbFile, hub, origin: new URL(hub.url).origin, adminToken, receiver };
 }
 
-export async function api<T = unknown>(rig: { origin: string; adminToken: string }, method: string, path: string, body?: unknown): Promise<{ status: number; data: T; text: string }> {
+export async function api<T = unknown>(
+  rig: { origin: string; adminToken: string },
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; data: T; text: string }> {
   const res = await request(`${rig.origin}/admin/api${path}`, {
     method: method as 'GET',
-    headers: { authorization: `Bearer ${rig.adminToken}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      authorization: `Bearer ${rig.adminToken}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await res.body.text();
   return { status: res.statusCode, data: (text ? JSON.parse(text) : undefined) as T, text };
 }
 
-export async function subscribe(hubUrl: string, topic: string, callback: string, secret?: string): Promise<number> {
-  const form = new URLSearchParams({ 'hub.mode': 'subscribe', 'hub.topic': topic, 'hub.callback': callback, 'hub.lease_seconds': '600' });
+export async function subscribe(
+  hubUrl: string,
+  topic: string,
+  callback: string,
+  secret?: string,
+): Promise<number> {
+  const form = new URLSearchParams({
+    'hub.mode': 'subscribe',
+    'hub.topic': topic,
+    'hub.callback': callback,
+    'hub.lease_seconds': '600',
+  });
   if (secret) form.set('hub.secret', secret);
-  const res = await request(hubUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() });
+  const res = await request(hubUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: form.toString(),
+  });
   await res.body.dump();
   return res.statusCode;
 }
@@ -117,10 +177,19 @@ export function notification(tag: string): string {
 `;
 }
 
-export async function publishTo(hubUrl: string, topic: string, token: string, tag: string): Promise<{ status: number; text: string }> {
+export async function publishTo(
+  hubUrl: string,
+  topic: string,
+  token: string,
+  tag: string,
+): Promise<{ status: number; text: string }> {
   const res = await request(hubUrl, {
     method: 'POST',
-    headers: { 'content-type': 'application/xml', authorization: `Bearer ${token}`, link: `<${topic}>; rel="self", <${hubUrl}>; rel="hub"` },
+    headers: {
+      'content-type': 'application/xml',
+      authorization: `Bearer ${token}`,
+      link: `<${topic}>; rel="self", <${hubUrl}>; rel="hub"`,
+    },
     body: notification(tag),
   });
   return { status: res.statusCode, text: await res.body.text() };

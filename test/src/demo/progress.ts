@@ -27,7 +27,10 @@ export function formatProgress(c: DemoCounters, elapsedMs: number): string {
 
 export class ProgressLine {
   private lastPlain = 0;
-  constructor(private readonly out: NodeJS.WriteStream, private readonly plainEveryMs = 5_000) {}
+  constructor(
+    private readonly out: NodeJS.WriteStream,
+    private readonly plainEveryMs = 5_000,
+  ) {}
 
   get isTerminal(): boolean {
     return Boolean(this.out.isTTY);
@@ -55,7 +58,10 @@ export class ProgressLine {
  * True when the subscriber's position is at or past the Source's last until. A catch-up may prove
  * coverage beyond the last change (an open Change List proves it up to the time it was read, RC-22).
  */
-export function reachedUntil(syncedUntil: string | undefined, sourceUntil: string | undefined): boolean {
+export function reachedUntil(
+  syncedUntil: string | undefined,
+  sourceUntil: string | undefined,
+): boolean {
   if (syncedUntil === undefined || sourceUntil === undefined) return false;
   return compareDateTime(parseDateTime(syncedUntil), parseDateTime(sourceUntil)) >= 0;
 }

@@ -25,9 +25,16 @@ export interface DemoOptions {
   out: NodeJS.WriteStream;
 }
 
-interface DemoState { token: string; topicPrefix: string }
+interface DemoState {
+  token: string;
+  topicPrefix: string;
+}
 
-export interface DemoResult { converged: boolean; inSync: boolean; audit: MirrorDiff }
+export interface DemoResult {
+  converged: boolean;
+  inSync: boolean;
+  audit: MirrorDiff;
+}
 
 async function deliveredCount(hubUrl: string): Promise<number> {
   try {
@@ -54,16 +61,26 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const say = (line: string) => options.out.write(`${line}\n`);
 
   const hub: RunningHub = await startHub({
-    host: '127.0.0.1', port: options.hubPort, dbFile: join(dataDir, 'hub.db'),
-    allowPrivateNetworks: true, logLevel: 'silent',
+    host: '127.0.0.1',
+    port: options.hubPort,
+    dbFile: join(dataDir, 'hub.db'),
+    allowPrivateNetworks: true,
+    logLevel: 'silent',
     retry: { initialDelayMs: 200, maxDelayMs: 5_000, maxAgeMs: 10 * 60_000 },
   });
 
   // The hub stores only a hash of a Source's token, so the demo keeps the token it was given the
   // first time; a rerun resumes with the same Source registration.
   const statePath = join(dataDir, 'demo', 'source.json');
-  const sim: SourceSimulator = await startSourceSimulator({ host: '127.0.0.1', port: options.sourcePort, seed: options.seed, initialResources: 200 });
-  let state: DemoState | undefined = existsSync(statePath) ? (JSON.parse(readFileSync(statePath, 'utf8')) as DemoState) : undefined;
+  const sim: SourceSimulator = await startSourceSimulator({
+    host: '127.0.0.1',
+    port: options.sourcePort,
+    seed: options.seed,
+    initialResources: 200,
+  });
+  let state: DemoState | undefined = existsSync(statePath)
+    ? (JSON.parse(readFileSync(statePath, 'utf8')) as DemoState)
+    : undefined;
   if (!state || state.topicPrefix !== sim.topicPrefix) {
     const { token } = await hub.addSource(`demo-source-${Date.now()}`, [sim.topicPrefix]);
     state = { token, topicPrefix: sim.topicPrefix };
@@ -76,7 +93,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     dataDir: join(dataDir, 'subscriber'),
     allowPrivateNetworks: true,
     logLevel: 'silent',
-    sources: [{ name: 'demo', url: sim.wellKnownUrl, mirrorDir, gapTimeout: '2s', leaseSeconds: 3600 }],
+    sources: [
+      { name: 'demo', url: sim.wellKnownUrl, mirrorDir, gapTimeout: '2s', leaseSeconds: 3600 },
+    ],
   } as Parameters<typeof startSubscriber>[0]);
 
   say(`rsnotify demo (data in ${dataDir})`);
@@ -84,16 +103,30 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   say(`  source      ${sim.wellKnownUrl}`);
   say(`  topic       ${sim.topicUrl}`);
   say(`  subscriber  ${subscriber.callbackBaseUrl}   mirror: ${mirrorDir}`);
-  if (options.faults) say('  faults ON: notifications are dropped, reordered and duplicated; watch catch-ups repair the gaps');
+  if (options.faults)
+    say(
+      '  faults ON: notifications are dropped, reordered and duplicated; watch catch-ups repair the gaps',
+    );
   say('Ctrl-C stops the changes, waits for the mirror to converge, audits it and exits.');
 
   if (options.faults) {
-    Object.assign(sim.faults, { dropProbability: 0.05, reorderProbability: 0.1, duplicateProbability: 0.1 });
+    Object.assign(sim.faults, {
+      dropProbability: 0.05,
+      reorderProbability: 0.1,
+      duplicateProbability: 0.1,
+    });
   }
 
   const counters: DemoCounters = {
-    changesPublished: 0, notificationsPosted: 0, notificationsDelivered: 0, changesApplied: 0,
-    lagMs: undefined, catchUps: 0, errors: 0, syncedUntil: undefined, sourceUntil: undefined,
+    changesPublished: 0,
+    notificationsPosted: 0,
+    notificationsDelivered: 0,
+    changesApplied: 0,
+    lagMs: undefined,
+    catchUps: 0,
+    errors: 0,
+    syncedUntil: undefined,
+    sourceUntil: undefined,
   };
   const progress = new ProgressLine(options.out);
   const started = Date.now();
@@ -102,8 +135,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const deliveredBefore = await deliveredCount(hub.url);
   let stopping = false;
   let stopRequested: () => void = () => {};
-  const stopSignal = new Promise<void>((r) => { stopRequested = r; });
-  const onSignal = () => { stopping = true; stopRequested(); };
+  const stopSignal = new Promise<void>((r) => {
+    stopRequested = r;
+  });
+  const onSignal = () => {
+    stopping = true;
+    stopRequested();
+  };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   if (options.durationSeconds > 0) setTimeout(onSignal, options.durationSeconds * 1000).unref();
@@ -131,14 +169,18 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       if (Math.random() < 0.02) n += Math.ceil(options.rate); // a burst
       if (n > 0) {
         budget -= Math.min(budget, n);
-        await sim.changeBatch(n).catch(() => { counters.errors++; });
+        await sim.changeBatch(n).catch(() => {
+          counters.errors++;
+        });
         counters.changesPublished += n;
         counters.notificationsPosted++;
       }
       await new Promise((r) => setTimeout(r, 100));
     }
   })();
-  const ticker = setInterval(() => { void refresh(); }, 250);
+  const ticker = setInterval(() => {
+    void refresh();
+  }, 250);
 
   await stopSignal;
   await producer;
@@ -155,17 +197,26 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     await refresh();
-    if (target === undefined || reachedUntil(counters.syncedUntil, target)) { converged = true; break; }
+    if (target === undefined || reachedUntil(counters.syncedUntil, target)) {
+      converged = true;
+      break;
+    }
     await new Promise((r) => setTimeout(r, 250));
   }
   clearInterval(ticker);
   progress.finish(formatProgress(counters, Date.now() - started));
   const audit = await diffMirror(mirrorDir, sim.snapshot());
   const inSync = isIdentical(audit);
-  say(converged ? `converged: syncedUntil ${counters.syncedUntil} reaches the Source's last until ${target}` : `NOT converged within 60 s (syncedUntil ${counters.syncedUntil}, Source ${target})`);
-  say(inSync
-    ? `audit: mirror equals the Source, ${audit.checked} resources byte for byte, no extra files`
-    : `audit: ${audit.missing.length} missing, ${audit.different.length} different of ${audit.checked}, ${audit.extra.length} extra (first: ${[...audit.missing, ...audit.different, ...audit.extra].slice(0, 3).join(', ')})`);
+  say(
+    converged
+      ? `converged: syncedUntil ${counters.syncedUntil} reaches the Source's last until ${target}`
+      : `NOT converged within 60 s (syncedUntil ${counters.syncedUntil}, Source ${target})`,
+  );
+  say(
+    inSync
+      ? `audit: mirror equals the Source, ${audit.checked} resources byte for byte, no extra files`
+      : `audit: ${audit.missing.length} missing, ${audit.different.length} different of ${audit.checked}, ${audit.extra.length} extra (first: ${[...audit.missing, ...audit.different, ...audit.extra].slice(0, 3).join(', ')})`,
+  );
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
   await subscriber.close();

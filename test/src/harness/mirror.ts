@@ -32,7 +32,10 @@ async function listFiles(dir: string): Promise<string[]> {
 }
 
 /** Compares every snapshot entry byte for byte and looks for files that should not be there. */
-export async function diffMirror(mirrorDir: string, snapshot: ReadonlyMap<string, { bytes: Buffer }>): Promise<MirrorDiff> {
+export async function diffMirror(
+  mirrorDir: string,
+  snapshot: ReadonlyMap<string, { bytes: Buffer }>,
+): Promise<MirrorDiff> {
   const missing: string[] = [];
   const different: string[] = [];
   const expected = new Set<string>();
@@ -56,6 +59,9 @@ export function isIdentical(d: MirrorDiff): boolean {
   return d.missing.length === 0 && d.different.length === 0 && d.extra.length === 0;
 }
 
-export async function mirrorEquals(mirrorDir: string, snapshot: ReadonlyMap<string, { bytes: Buffer }>): Promise<boolean> {
+export async function mirrorEquals(
+  mirrorDir: string,
+  snapshot: ReadonlyMap<string, { bytes: Buffer }>,
+): Promise<boolean> {
   return isIdentical(await diffMirror(mirrorDir, snapshot));
 }

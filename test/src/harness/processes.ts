@@ -22,12 +22,20 @@ export interface ManagedProcess {
  * Runs one of our TypeScript CLIs from source (`hub/src/cli.ts`, `subscriber/src/cli.ts`) as a child
  * process with the workspace's source condition.
  */
-export function spawnCli(script: string, args: readonly string[], options: { env?: NodeJS.ProcessEnv; echo?: boolean } = {}): ManagedProcess {
-  const child = spawn(process.execPath, ['--conditions=@rsnotify/source', '--import', 'tsx', script, ...args], {
-    cwd: repoRoot,
-    env: { ...process.env, ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+export function spawnCli(
+  script: string,
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; echo?: boolean } = {},
+): ManagedProcess {
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@rsnotify/source', '--import', 'tsx', script, ...args],
+    {
+      cwd: repoRoot,
+      env: { ...process.env, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const lines: string[] = [];
   const waiters: { event: string; resolve: (v: Record<string, unknown>) => void }[] = [];
   const onLine = (line: string) => {
@@ -36,10 +44,17 @@ export function spawnCli(script: string, args: readonly string[], options: { env
     if (options.echo) process.stderr.write(`[${script}] ${line}\n`);
     if (!line.startsWith('{')) return;
     let parsed: Record<string, unknown>;
-    try { parsed = JSON.parse(line) as Record<string, unknown>; } catch { return; }
+    try {
+      parsed = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      return;
+    }
     for (let i = waiters.length - 1; i >= 0; i--) {
       const w = waiters[i]!;
-      if (parsed.event === w.event || parsed.msg === w.event) { waiters.splice(i, 1); w.resolve(parsed); }
+      if (parsed.event === w.event || parsed.msg === w.event) {
+        waiters.splice(i, 1);
+        w.resolve(parsed);
+      }
     }
   };
   createInterface({ input: child.stdout! }).on('line', onLine);
@@ -55,12 +70,35 @@ export function spawnCli(script: string, args: readonly string[], options: { env
         try {
           const parsed = JSON.parse(line) as Record<string, unknown>;
           if (parsed.event === event || parsed.msg === event) return Promise.resolve(parsed);
-        } catch { /* not JSON */ }
+        } catch {
+          /* not JSON */
+        }
       }
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`${script}: no '${event}' within ${timeoutMs} ms; last lines:\n${lines.slice(-15).join('\n')}`)), timeoutMs);
-        waiters.push({ event, resolve: (v) => { clearTimeout(timer); resolve(v); } });
-        void exited.then((code) => { clearTimeout(timer); reject(new Error(`${script} exited (${code}) before '${event}'; last lines:\n${lines.slice(-15).join('\n')}`)); });
+        const timer = setTimeout(
+          () =>
+            reject(
+              new Error(
+                `${script}: no '${event}' within ${timeoutMs} ms; last lines:\n${lines.slice(-15).join('\n')}`,
+              ),
+            ),
+          timeoutMs,
+        );
+        waiters.push({
+          event,
+          resolve: (v) => {
+            clearTimeout(timer);
+            resolve(v);
+          },
+        });
+        void exited.then((code) => {
+          clearTimeout(timer);
+          reject(
+            new Error(
+              `${script} exited (${code}) before '${event}'; last lines:\n${lines.slice(-15).join('\n')}`,
+            ),
+          );
+        });
       });
     },
     async kill9() {

@@ -26,7 +26,13 @@ export async function startCaptureHub(path = '/hub'): Promise<CaptureHub> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const captured: CapturedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks), receivedAt: Date.now() };
+      const captured: CapturedRequest = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+        receivedAt: Date.now(),
+      };
       const index = received.length;
       received.push(captured);
       res.writeHead(decide(captured, index), { 'content-length': '0' });
@@ -39,7 +45,13 @@ export async function startCaptureHub(path = '/hub'): Promise<CaptureHub> {
   return {
     url: `http://127.0.0.1:${port}${path}`,
     received,
-    respondWith(status) { decide = typeof status === 'number' ? () => status : status; },
-    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+    respondWith(status) {
+      decide = typeof status === 'number' ? () => status : status;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

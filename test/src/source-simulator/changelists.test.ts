@@ -11,13 +11,24 @@ function batch(fromUs: bigint, untilUs: bigint, count: number): Batch {
   const changes: ChangeRecord[] = [];
   for (let i = 0; i < count; i++) {
     const micros = T0 + fromUs + BigInt(i + 1);
-    changes.push({ uri: `http://x/r${i}`, target: `/r${i}`, change: 'deleted', time: dateTimeFromMicros(micros), micros, legacy: false });
+    changes.push({
+      uri: `http://x/r${i}`,
+      target: `/r${i}`,
+      change: 'deleted',
+      time: dateTimeFromMicros(micros),
+      micros,
+      legacy: false,
+    });
   }
   return { from: at(fromUs), until: at(untilUs), changes };
 }
 
 test('RC-22, RC-24: a list closes at a batch boundary after maxEntries; the next list starts at its until', () => {
-  const store = new ChangeListStore(at(0n), 0, { maxEntries: 3, maxAgeMs: 60_000, retentionMs: 600_000 });
+  const store = new ChangeListStore(at(0n), 0, {
+    maxEntries: 3,
+    maxAgeMs: 60_000,
+    retentionMs: 600_000,
+  });
   store.enqueue(batch(0n, 10n, 2), 0, 0);
   assert.equal(store.lists.length, 1);
   store.enqueue(batch(10n, 20n, 2), 0, 0);
@@ -30,7 +41,11 @@ test('RC-22, RC-24: a list closes at a batch boundary after maxEntries; the next
 });
 
 test('RC-22: an open list with entries closes after maxAgeMs, an empty one stays open', () => {
-  const store = new ChangeListStore(at(0n), 0, { maxEntries: 100, maxAgeMs: 1000, retentionMs: 600_000 });
+  const store = new ChangeListStore(at(0n), 0, {
+    maxEntries: 100,
+    maxAgeMs: 1000,
+    retentionMs: 600_000,
+  });
   store.maintain(5000);
   assert.equal(store.lists.length, 1, 'an empty open list does not roll over');
   store.enqueue(batch(0n, 10n, 1), 5000, 5000);
@@ -42,7 +57,11 @@ test('RC-22: an open list with entries closes after maxAgeMs, an empty one stays
 });
 
 test('retention drops old closed lists, so the first from moves forward; the open list stays', () => {
-  const store = new ChangeListStore(at(0n), 0, { maxEntries: 1, maxAgeMs: 60_000, retentionMs: 1000 });
+  const store = new ChangeListStore(at(0n), 0, {
+    maxEntries: 1,
+    maxAgeMs: 60_000,
+    retentionMs: 1000,
+  });
   store.enqueue(batch(0n, 10n, 1), 0, 0);
   store.enqueue(batch(10n, 20n, 1), 500, 500);
   assert.equal(store.lists.length, 3);
@@ -56,7 +75,11 @@ test('retention drops old closed lists, so the first from moves forward; the ope
 });
 
 test('lag: a batch reaches the lists only at its visibility time, and completeUpTo says how far they go', () => {
-  const store = new ChangeListStore(at(0n), 0, { maxEntries: 100, maxAgeMs: 60_000, retentionMs: 600_000 });
+  const store = new ChangeListStore(at(0n), 0, {
+    maxEntries: 100,
+    maxAgeMs: 60_000,
+    retentionMs: 600_000,
+  });
   store.enqueue(batch(0n, 10n, 2), 0, 0);
   store.enqueue(batch(10n, 20n, 3), 1000, 0);
   assert.equal(store.current().entries.length, 2);
@@ -67,6 +90,10 @@ test('lag: a batch reaches the lists only at its visibility time, and completeUp
 });
 
 test('RN-5 guard: a batch that does not start at the previous until is refused', () => {
-  const store = new ChangeListStore(at(0n), 0, { maxEntries: 100, maxAgeMs: 60_000, retentionMs: 600_000 });
+  const store = new ChangeListStore(at(0n), 0, {
+    maxEntries: 100,
+    maxAgeMs: 60_000,
+    retentionMs: 600_000,
+  });
   assert.throws(() => store.enqueue(batch(5n, 10n, 1), 0, 0), /simulator bug/);
 });

@@ -49,7 +49,11 @@ export class ChangeListStore {
   /** The `until` of the last batch that reached the lists (the start time at first). */
   private visibleUntil: DateTime;
 
-  constructor(start: DateTime, nowMs: number, private readonly policy: ChangeListPolicy) {
+  constructor(
+    start: DateTime,
+    nowMs: number,
+    private readonly policy: ChangeListPolicy,
+  ) {
     this.visibleUntil = start;
     this.open(start, nowMs);
   }
@@ -91,7 +95,9 @@ export class ChangeListStore {
     while (this.pending.length > 0 && this.pending[0]!.visibleAtMs <= nowMs) {
       const { batch } = this.pending.shift()!;
       if (compareDateTime(batch.from, this.visibleUntil) !== 0) {
-        throw new Error(`simulator bug: batch from ${batch.from.lexical} != ${this.visibleUntil.lexical}`);
+        throw new Error(
+          `simulator bug: batch from ${batch.from.lexical} != ${this.visibleUntil.lexical}`,
+        );
       }
       // A list that is old enough closes before the batch: the batch came after its time was up.
       this.closeIfOld(nowMs);
@@ -107,7 +113,10 @@ export class ChangeListStore {
     const cutoff = nowMs - this.policy.retentionMs;
     let drop = 0;
     while (drop < this.lists.length - 1 && this.lists[drop]!.closedAtMs! < cutoff) drop++;
-    if (drop > 0) { this.lists.splice(0, drop); this.revision++; }
+    if (drop > 0) {
+      this.lists.splice(0, drop);
+      this.revision++;
+    }
   }
 
   /**

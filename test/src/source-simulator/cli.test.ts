@@ -11,20 +11,51 @@ test('simulate CLI: prints its URLs, serves the Source, posts notifications to -
   const hub = await startCaptureHub();
   t.after(() => hub.close());
   const cli = spawnCli('test/src/source-simulator/cli.ts', [
-    '--port', '0', '--hub', hub.url, '--token', 'cli-token', '--rate', '200', '--seed', '4', '--initial', '30',
-    '--page-size', '10', '--fault', 'duplicateProbability=0', '--stats-interval', '0',
+    '--port',
+    '0',
+    '--hub',
+    hub.url,
+    '--token',
+    'cli-token',
+    '--rate',
+    '200',
+    '--seed',
+    '4',
+    '--initial',
+    '30',
+    '--page-size',
+    '10',
+    '--fault',
+    'duplicateProbability=0',
+    '--stats-interval',
+    '0',
   ]);
   t.after(() => cli.stop());
   const listening = await cli.waitForEvent('simulator.listening');
   const urls = listening as Record<string, string>;
-  for (const key of ['baseUrl', 'topicPrefix', 'wellKnownUrl', 'capabilityListUrl', 'topicUrl', 'resourceListUrl', 'changeListIndexUrl']) {
+  for (const key of [
+    'baseUrl',
+    'topicPrefix',
+    'wellKnownUrl',
+    'capabilityListUrl',
+    'topicUrl',
+    'resourceListUrl',
+    'changeListIndexUrl',
+  ]) {
     assert.match(urls[key] ?? '', /^http:\/\/127\.0\.0\.1:\d+(\/|$)/, key);
   }
   assert.ok(!cli.lines.some((l) => l.includes('cli-token')), 'the token is never printed');
   const res = await request(urls.resourceListUrl!);
   assert.equal(res.statusCode, 200);
-  assert.equal(parseDocument(await res.body.text()).kind, 'resource-list-index', '30 resources, pages of 10');
-  await waitFor(() => hub.received.length >= 3, { timeoutMs: 30_000, what: 'notifications at the capture hub' });
+  assert.equal(
+    parseDocument(await res.body.text()).kind,
+    'resource-list-index',
+    '30 resources, pages of 10',
+  );
+  await waitFor(() => hub.received.length >= 3, {
+    timeoutMs: 30_000,
+    what: 'notifications at the capture hub',
+  });
   const first = hub.received[0]!;
   assert.equal(first.headers.authorization, 'Bearer cli-token');
   assert.equal(parseChangeNotification(first.body.toString('utf8')).kind, 'change-notification');

@@ -23,8 +23,25 @@ export function mediaTypeFor(extension: string): MediaType {
 }
 
 const WORDS = [
-  'source', 'destination', 'change', 'list', 'notification', 'hub', 'mirror', 'résumé', 'naïve',
-  'über', 'データ', 'archive', 'library', 'sitemap', 'capability', '&', '<tag>', 'lorem', 'ipsum',
+  'source',
+  'destination',
+  'change',
+  'list',
+  'notification',
+  'hub',
+  'mirror',
+  'résumé',
+  'naïve',
+  'über',
+  'データ',
+  'archive',
+  'library',
+  'sitemap',
+  'capability',
+  '&',
+  '<tag>',
+  'lorem',
+  'ipsum',
 ];
 
 export interface ContentOptions {
@@ -44,7 +61,13 @@ function words(rng: Random, bytes: number): string {
 }
 
 /** Bytes for version `version` of the resource at `uri` with the given extension. */
-export function generateContent(rng: Random, uri: string, extension: string, version: number, options: ContentOptions = {}): Buffer {
+export function generateContent(
+  rng: Random,
+  uri: string,
+  extension: string,
+  version: number,
+  options: ContentOptions = {},
+): Buffer {
   const max = options.typicalMaxBytes ?? 2048;
   const roll = rng.next();
   // ~2% empty bodies where the format allows them, ~2% large ones.
@@ -59,11 +82,15 @@ export function generateContent(rng: Random, uri: string, extension: string, ver
     case 'json':
       return Buffer.from(JSON.stringify({ uri, version, text: words(rng, size) }));
     case 'html':
-      return Buffer.from(`<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>v${version}</title></head>` +
-        `<body><p>${words(rng, size).replace(/&/g, '&amp;').replace(/</g, '&lt;')}</p></body></html>\n`);
+      return Buffer.from(
+        `<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>v${version}</title></head>` +
+          `<body><p>${words(rng, size).replace(/&/g, '&amp;').replace(/</g, '&lt;')}</p></body></html>\n`,
+      );
     case 'xml':
-      return Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>\n<doc version="${version}">` +
-        `${words(rng, size).replace(/&/g, '&amp;').replace(/</g, '&lt;')}</doc>\n`);
+      return Buffer.from(
+        `<?xml version="1.0" encoding="UTF-8"?>\n<doc version="${version}">` +
+          `${words(rng, size).replace(/&/g, '&amp;').replace(/</g, '&lt;')}</doc>\n`,
+      );
     default:
       return Buffer.from(`${uri} v${version}\n${words(rng, size)}\n`);
   }

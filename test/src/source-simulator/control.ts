@@ -16,19 +16,33 @@ export interface Controllable {
 
 function json(status: number, value: unknown): SiteResponse {
   const body = Buffer.from(`${JSON.stringify(value)}\n`);
-  return { status, headers: { 'content-type': 'application/json', 'content-length': String(body.length), 'cache-control': 'no-cache' }, body };
+  return {
+    status,
+    headers: {
+      'content-type': 'application/json',
+      'content-length': String(body.length),
+      'cache-control': 'no-cache',
+    },
+    body,
+  };
 }
 
 /**
  * GET /_sim/state (URI -> sha256, length), GET /_sim/stats, GET|POST /_sim/faults (JSON switches),
  * POST /_sim/batch?count=N, POST /_sim/flush. Bad input throws (the server answers 400).
  */
-export async function handleControl(sim: Controllable, method: string, target: string, body: string): Promise<SiteResponse> {
+export async function handleControl(
+  sim: Controllable,
+  method: string,
+  target: string,
+  body: string,
+): Promise<SiteResponse> {
   const url = new URL(target, sim.baseUrl);
   switch (`${method} ${url.pathname}`) {
     case 'GET /_sim/state': {
       const resources: Record<string, { sha256: string; length: number }> = {};
-      for (const [uri, e] of sim.snapshot()) resources[uri] = { sha256: e.sha256, length: e.length };
+      for (const [uri, e] of sim.snapshot())
+        resources[uri] = { sha256: e.sha256, length: e.length };
       return json(200, { lastUntil: sim.lastUntil() ?? null, resources });
     }
     case 'GET /_sim/stats':
@@ -40,7 +54,8 @@ export async function handleControl(sim: Controllable, method: string, target: s
       return json(200, sim.faults);
     case 'POST /_sim/batch': {
       const count = Number(url.searchParams.get('count') ?? '1');
-      if (!Number.isInteger(count) || count < 0 || count > 1_000_000) throw new RangeError('count must be an integer 0..1000000');
+      if (!Number.isInteger(count) || count < 0 || count > 1_000_000)
+        throw new RangeError('count must be an integer 0..1000000');
       await sim.changeBatch(count);
       return json(200, { lastUntil: sim.lastUntil() ?? null });
     }

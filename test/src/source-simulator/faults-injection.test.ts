@@ -5,15 +5,27 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import {
-  entryToChange, parseChangeNotification, parseDocument, parseHttpDate, verifyBytes,
+  entryToChange,
+  parseChangeNotification,
+  parseDocument,
+  parseHttpDate,
+  verifyBytes,
   type ResourceSyncDocument,
 } from '@rsnotify/shared';
 import { startCaptureHub, type CaptureHub } from './capture-hub.js';
 import { startSourceSimulator, type SimulatorOptions, type SourceSimulator } from './index.js';
 
-async function get(url: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+async function get(url: string): Promise<{
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}> {
   const res = await request(url);
-  return { status: res.statusCode, headers: res.headers, body: Buffer.from(await res.body.arrayBuffer()) };
+  return {
+    status: res.statusCode,
+    headers: res.headers,
+    body: Buffer.from(await res.body.arrayBuffer()),
+  };
 }
 
 async function getDoc(url: string): Promise<ResourceSyncDocument> {
@@ -22,16 +34,31 @@ async function getDoc(url: string): Promise<ResourceSyncDocument> {
   return parseDocument(r.body.toString('utf8'), { baseUrl: url });
 }
 
-async function setup(t: { after: (fn: () => Promise<void>) => void }, options: SimulatorOptions = {}): Promise<{ sim: SourceSimulator; hub: CaptureHub }> {
+async function setup(
+  t: { after: (fn: () => Promise<void>) => void },
+  options: SimulatorOptions = {},
+): Promise<{ sim: SourceSimulator; hub: CaptureHub }> {
   const hub = await startCaptureHub();
-  const sim = await startSourceSimulator({ seed: 5, initialResources: 10, hubUrl: hub.url, token: 't', ...options });
-  t.after(async () => { await sim.close(); await hub.close(); });
+  const sim = await startSourceSimulator({
+    seed: 5,
+    initialResources: 10,
+    hubUrl: hub.url,
+    token: 't',
+    ...options,
+  });
+  t.after(async () => {
+    await sim.close();
+    await hub.close();
+  });
   return { sim, hub };
 }
 
-const received = (hub: CaptureHub) => hub.received.map((r) => parseChangeNotification(r.body.toString('utf8')));
+const received = (hub: CaptureHub) =>
+  hub.received.map((r) => parseChangeNotification(r.body.toString('utf8')));
 
-async function changeListUntils(sim: SourceSimulator): Promise<{ changes: number; lastTime?: string }> {
+async function changeListUntils(
+  sim: SourceSimulator,
+): Promise<{ changes: number; lastTime?: string }> {
   const index = await getDoc(sim.changeListIndexUrl);
   let changes = 0;
   let lastTime: string | undefined;
@@ -44,7 +71,11 @@ async function changeListUntils(sim: SourceSimulator): Promise<{ changes: number
   return { changes, ...(lastTime ? { lastTime } : {}) };
 }
 
-async function waitUntil(probe: () => Promise<boolean> | boolean, what: string, timeoutMs = 20_000): Promise<void> {
+async function waitUntil(
+  probe: () => Promise<boolean> | boolean,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await probe())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -91,7 +122,10 @@ test('reorder: a reordered notification is posted after the one made next', asyn
   await sim.changeBatch(1);
   await sim.flush();
   const made = sim.notificationsMade().map((n) => n.until);
-  assert.deepEqual(received(hub).map((n) => n.until.lexical), [made[1], made[0], made[2]]);
+  assert.deepEqual(
+    received(hub).map((n) => n.until.lexical),
+    [made[1], made[0], made[2]],
+  );
 });
 
 test('delay: a delayed notification is overtaken by later ones, and flush() waits for it', async (t) => {
@@ -104,7 +138,10 @@ test('delay: a delayed notification is overtaken by later ones, and flush() wait
   await sim.changeBatch(1);
   await sim.flush();
   const made = sim.notificationsMade().map((n) => n.until);
-  assert.deepEqual(received(hub).map((n) => n.until.lexical), [made[1], made[2], made[0]]);
+  assert.deepEqual(
+    received(hub).map((n) => n.until.lexical),
+    [made[1], made[2], made[0]],
+  );
 });
 
 test('Change List lag: changes appear in the Change Lists only after the lag, and Date says how far they are complete', async (t) => {
@@ -119,14 +156,21 @@ test('Change List lag: changes appear in the Change Lists only after the lag, an
   assert.equal(hub.received.length, 2, 'the notification went out at once');
   const notified = received(hub)[1]!;
   const lagging = await get(sim.changeListIndexUrl);
-  assert.equal(lagging.headers.date, new Date(notified.from.epochMs).toUTCString(), 'Date = the point the lists are complete up to');
+  assert.equal(
+    lagging.headers.date,
+    new Date(notified.from.epochMs).toUTCString(),
+    'Date = the point the lists are complete up to',
+  );
   assert.equal((await changeListUntils(sim)).changes, 2, 'the lagging batch is not visible yet');
   now += 59_000;
   assert.equal((await changeListUntils(sim)).changes, 2, 'still lagging');
   now += 1_000;
   assert.equal((await changeListUntils(sim)).changes, 5, 'visible once the lag has passed');
   const current = await get(sim.changeListIndexUrl);
-  assert.ok(parseHttpDate(current.headers.date as string)! > Date.now() - 60_000, 'no lag: the ordinary Date again');
+  assert.ok(
+    parseHttpDate(current.headers.date as string)! > Date.now() - 60_000,
+    'no lag: the ordinary Date again',
+  );
 });
 
 test('server errors: serverErrorNext answers the next N requests 500; the scope limits probabilistic ones', async (t) => {
@@ -150,7 +194,10 @@ test('slow responses: a request made while slowProbability = 1 completes after o
   sim.faults.slowProbability = 1;
   sim.faults.slowMs = 3_000;
   const order: string[] = [];
-  const slow = get(sim.wellKnownUrl).then((r) => { order.push('slow'); return r; });
+  const slow = get(sim.wellKnownUrl).then((r) => {
+    order.push('slow');
+    return r;
+  });
   await waitUntil(() => sim.stats().requests >= 1, 'the slow request to arrive');
   sim.faults.slowProbability = 0;
   const fast = await get(sim.capabilityListUrl);
@@ -170,8 +217,16 @@ test('hash mismatch: a corrupted resource is served with bytes that differ from 
   const entry = received(hub)[0]!.entries[0]!;
   const served = await get(uri);
   assert.equal(served.status, 200);
-  assert.notDeepEqual(verifyBytes(entry.md!.hash!, served.body), [], 'the served bytes fail the hash check');
-  assert.deepEqual(verifyBytes(entry.md!.hash!, sim.snapshot().get(uri)!.bytes), [], 'snapshot() keeps the listed truth');
+  assert.notDeepEqual(
+    verifyBytes(entry.md!.hash!, served.body),
+    [],
+    'the served bytes fail the hash check',
+  );
+  assert.deepEqual(
+    verifyBytes(entry.md!.hash!, sim.snapshot().get(uri)!.bytes),
+    [],
+    'snapshot() keeps the listed truth',
+  );
   sim.healCorruption();
   assert.deepEqual(verifyBytes(entry.md!.hash!, (await get(uri)).body), []);
 });
@@ -190,13 +245,22 @@ test('RC-25 ResourceSync 1.0 mode: lastmod is the change time, no datetime, dele
   for (const e of legacy!.entries) {
     assert.equal(e.md!.datetime, undefined, 'no datetime in 1.0 mode');
     if (e.md!.change === 'deleted') assert.equal(e.lastmod, undefined, 'a delete carries no time');
-    else assert.ok(e.lastmod && e.lastmod.key > legacy!.from.key && e.lastmod.key < legacy!.until.key, 'lastmod is the change time');
+    else
+      assert.ok(
+        e.lastmod && e.lastmod.key > legacy!.from.key && e.lastmod.key < legacy!.until.key,
+        'lastmod is the change time',
+      );
   }
-  assert.ok(modern!.entries.every((e) => e.md!.datetime !== undefined), 'back to 1.1: datetime');
+  assert.ok(
+    modern!.entries.every((e) => e.md!.datetime !== undefined),
+    'back to 1.1: datetime',
+  );
 });
 
 test('RT-7: a 5xx from the hub is retried and the order kept; a 403 is not retried', async (t) => {
-  const { sim, hub } = await setup(t, { retry: { initialDelayMs: 20, maxDelayMs: 50, maxAgeMs: 10_000 } });
+  const { sim, hub } = await setup(t, {
+    retry: { initialDelayMs: 20, maxDelayMs: 50, maxAgeMs: 10_000 },
+  });
   hub.respondWith((_req, i) => (i < 2 ? 503 : 200));
   await sim.changeBatch(1);
   await sim.changeBatch(1);
@@ -206,7 +270,13 @@ test('RT-7: a 5xx from the hub is retried and the order kept; a 403 is not retri
   assert.equal(log[0]!.attempts, 3);
   assert.equal(log[1]!.fate, 'accepted');
   const made = sim.notificationsMade().map((n) => n.until);
-  assert.deepEqual(received(hub).slice(-2).map((n) => n.until.lexical), made, 'retries keep publish order');
+  assert.deepEqual(
+    received(hub)
+      .slice(-2)
+      .map((n) => n.until.lexical),
+    made,
+    'retries keep publish order',
+  );
   hub.respondWith(403);
   await sim.changeBatch(1);
   await sim.flush();
@@ -216,15 +286,23 @@ test('RT-7: a 5xx from the hub is retried and the order kept; a 403 is not retri
 
 test('faults can be switched through the /_sim/faults control endpoint of a running simulator', async (t) => {
   const { sim } = await setup(t);
-  const res = await request(`${sim.baseUrl}/_sim/faults`, { method: 'POST', body: JSON.stringify({ dropProbability: 0.25, changeListLagMs: 10 }) });
+  const res = await request(`${sim.baseUrl}/_sim/faults`, {
+    method: 'POST',
+    body: JSON.stringify({ dropProbability: 0.25, changeListLagMs: 10 }),
+  });
   assert.equal(res.statusCode, 200);
   await res.body.dump();
   assert.equal(sim.faults.dropProbability, 0.25);
   assert.equal(sim.faults.changeListLagMs, 10);
-  const bad = await request(`${sim.baseUrl}/_sim/faults`, { method: 'POST', body: JSON.stringify({ nope: 1 }) });
+  const bad = await request(`${sim.baseUrl}/_sim/faults`, {
+    method: 'POST',
+    body: JSON.stringify({ nope: 1 }),
+  });
   assert.equal(bad.statusCode, 400);
   await bad.body.dump();
   const state = await request(`${sim.baseUrl}/_sim/state`);
-  const json = (await state.body.json()) as { resources: Record<string, { sha256: string; length: number }> };
+  const json = (await state.body.json()) as {
+    resources: Record<string, { sha256: string; length: number }>;
+  };
   assert.deepEqual(Object.keys(json.resources).sort(), [...sim.snapshot().keys()].sort());
 });

@@ -1,11 +1,20 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decideCorruption, decideNotificationFate, decideRequestFate, defaultFaults, updateFaults } from './faults.js';
+import {
+  decideCorruption,
+  decideNotificationFate,
+  decideRequestFate,
+  defaultFaults,
+  updateFaults,
+} from './faults.js';
 import { nextPostStep, DEFAULT_RETRY } from './publisher.js';
 import { createRandom } from './random.js';
 
 test('the seeded RNG repeats for a seed and differs between seeds and streams', () => {
-  const a = createRandom(42), b = createRandom(42), c = createRandom(43), d = createRandom(42, 1);
+  const a = createRandom(42),
+    b = createRandom(42),
+    c = createRandom(43),
+    d = createRandom(42, 1);
   const seq = (r: ReturnType<typeof createRandom>) => Array.from({ length: 8 }, () => r.next());
   const sa = seq(a);
   assert.deepEqual(sa, seq(b));
@@ -31,7 +40,10 @@ test('fault counts are consumed one per decision, before probabilities', () => {
   assert.equal(q.fate.serverError, true);
   assert.equal(q.serverErrorNext, 0);
   f.corruptNext = 1;
-  assert.deepEqual(decideCorruption(f, () => false), { corrupt: true, corruptNext: 0 });
+  assert.deepEqual(
+    decideCorruption(f, () => false),
+    { corrupt: true, corruptNext: 0 },
+  );
 });
 
 test('serverErrorScope limits which requests get injected 500s', () => {
@@ -61,8 +73,19 @@ test('RT-7: posts are retried on 5xx, 429 and network errors within the retry ag
   const p = DEFAULT_RETRY;
   assert.deepEqual(nextPostStep({ kind: 'rejected', status: 403 }, 1, 0, 0, p), { retry: false });
   assert.deepEqual(nextPostStep({ kind: 'rejected', status: 400 }, 1, 0, 0, p), { retry: false });
-  assert.deepEqual(nextPostStep({ kind: 'rejected', status: 503 }, 1, 0, 0, p), { retry: true, delayMs: p.initialDelayMs });
-  assert.deepEqual(nextPostStep({ kind: 'rejected', status: 429 }, 2, 0, 0, p), { retry: true, delayMs: p.initialDelayMs * 2 });
-  assert.deepEqual(nextPostStep({ kind: 'network-error', message: 'x' }, 20, 0, 0, p), { retry: true, delayMs: p.maxDelayMs });
-  assert.deepEqual(nextPostStep({ kind: 'network-error', message: 'x' }, 1, 0, p.maxAgeMs, p), { retry: false });
+  assert.deepEqual(nextPostStep({ kind: 'rejected', status: 503 }, 1, 0, 0, p), {
+    retry: true,
+    delayMs: p.initialDelayMs,
+  });
+  assert.deepEqual(nextPostStep({ kind: 'rejected', status: 429 }, 2, 0, 0, p), {
+    retry: true,
+    delayMs: p.initialDelayMs * 2,
+  });
+  assert.deepEqual(nextPostStep({ kind: 'network-error', message: 'x' }, 20, 0, 0, p), {
+    retry: true,
+    delayMs: p.maxDelayMs,
+  });
+  assert.deepEqual(nextPostStep({ kind: 'network-error', message: 'x' }, 1, 0, p.maxAgeMs, p), {
+    retry: false,
+  });
 });

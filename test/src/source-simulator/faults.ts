@@ -50,10 +50,26 @@ export interface Faults {
  */
 export function defaultFaults(specVersion: '1.0' | '1.1' = '1.1'): Faults {
   return Object.seal({
-    dropProbability: 0, dropNext: 0, delayProbability: 0, delayMs: 500, reorderProbability: 0, duplicateProbability: 0,
-    changeListLagMs: 0, serverErrorProbability: 0, serverErrorNext: 0, serverErrorScope: 'all', slowProbability: 0,
-    slowMs: 1000, corruptProbability: 0, corruptNext: 0, specVersion,
-    omitChangeListFrom: 0, timelessDeletes: 0, truncateHistoryNext: 0, pathQuirks: 0, loseChangeNext: 0,
+    dropProbability: 0,
+    dropNext: 0,
+    delayProbability: 0,
+    delayMs: 500,
+    reorderProbability: 0,
+    duplicateProbability: 0,
+    changeListLagMs: 0,
+    serverErrorProbability: 0,
+    serverErrorNext: 0,
+    serverErrorScope: 'all',
+    slowProbability: 0,
+    slowMs: 1000,
+    corruptProbability: 0,
+    corruptNext: 0,
+    specVersion,
+    omitChangeListFrom: 0,
+    timelessDeletes: 0,
+    truncateHistoryNext: 0,
+    pathQuirks: 0,
+    loseChangeNext: 0,
   });
 }
 
@@ -69,15 +85,18 @@ export function updateFaults(faults: Faults, patch: Record<string, unknown>): vo
     if (!(key in template)) throw new RangeError(`unknown fault switch ${JSON.stringify(key)}`);
     const k = key as keyof Faults;
     if (k === 'specVersion') {
-      if (value !== '1.0' && value !== '1.1') throw new RangeError('specVersion must be "1.0" or "1.1"');
+      if (value !== '1.0' && value !== '1.1')
+        throw new RangeError('specVersion must be "1.0" or "1.1"');
       faults.specVersion = value;
     } else if (k === 'serverErrorScope') {
-      if (value !== 'all' && value !== 'resources' && value !== 'documents') throw new RangeError('serverErrorScope must be all|resources|documents');
+      if (value !== 'all' && value !== 'resources' && value !== 'documents')
+        throw new RangeError('serverErrorScope must be all|resources|documents');
       faults.serverErrorScope = value;
     } else {
       const n = Number(value);
       if (!Number.isFinite(n) || n < 0) throw new RangeError(`fault ${key} must be a number >= 0`);
-      if (key.endsWith('Probability') && n > 1) throw new RangeError(`fault ${key} is a probability (0..1)`);
+      if (key.endsWith('Probability') && n > 1)
+        throw new RangeError(`fault ${key} is a probability (0..1)`);
       (faults as unknown as Record<string, number>)[k] = n;
     }
   }
@@ -93,9 +112,15 @@ export interface NotificationFate {
 }
 
 /** What happens to the next notification; `dropNext` is the count left afterwards. */
-export function decideNotificationFate(faults: Readonly<Faults>, chance: Chance): { fate: NotificationFate; dropNext: number } {
+export function decideNotificationFate(
+  faults: Readonly<Faults>,
+  chance: Chance,
+): { fate: NotificationFate; dropNext: number } {
   if (faults.dropNext > 0) {
-    return { fate: { drop: true, delayMs: 0, reorder: false, duplicate: false }, dropNext: faults.dropNext - 1 };
+    return {
+      fate: { drop: true, delayMs: 0, reorder: false, duplicate: false },
+      dropNext: faults.dropNext - 1,
+    };
   }
   const drop = chance(faults.dropProbability);
   const delayMs = chance(faults.delayProbability) ? faults.delayMs : 0;
@@ -112,18 +137,31 @@ export interface RequestFate {
 }
 
 /** What happens to the next request of this kind; `serverErrorNext` is the count left afterwards. */
-export function decideRequestFate(faults: Readonly<Faults>, kind: RequestKind, chance: Chance): { fate: RequestFate; serverErrorNext: number } {
-  const inScope = faults.serverErrorScope === 'all' || (faults.serverErrorScope === 'resources') === (kind === 'resource');
-  if (!inScope) return { fate: { serverError: false, delayMs: 0 }, serverErrorNext: faults.serverErrorNext };
+export function decideRequestFate(
+  faults: Readonly<Faults>,
+  kind: RequestKind,
+  chance: Chance,
+): { fate: RequestFate; serverErrorNext: number } {
+  const inScope =
+    faults.serverErrorScope === 'all' ||
+    (faults.serverErrorScope === 'resources') === (kind === 'resource');
+  if (!inScope)
+    return { fate: { serverError: false, delayMs: 0 }, serverErrorNext: faults.serverErrorNext };
   let next = faults.serverErrorNext;
   let serverError: boolean;
-  if (next > 0) { serverError = true; next--; } else serverError = chance(faults.serverErrorProbability);
+  if (next > 0) {
+    serverError = true;
+    next--;
+  } else serverError = chance(faults.serverErrorProbability);
   const delayMs = chance(faults.slowProbability) ? faults.slowMs : 0;
   return { fate: { serverError, delayMs }, serverErrorNext: next };
 }
 
 /** Whether the next created/updated resource is served corrupted; `corruptNext` is the count left. */
-export function decideCorruption(faults: Readonly<Faults>, chance: Chance): { corrupt: boolean; corruptNext: number } {
+export function decideCorruption(
+  faults: Readonly<Faults>,
+  chance: Chance,
+): { corrupt: boolean; corruptNext: number } {
   if (faults.corruptNext > 0) return { corrupt: true, corruptNext: faults.corruptNext - 1 };
   return { corrupt: chance(faults.corruptProbability), corruptNext: 0 };
 }

@@ -28,18 +28,37 @@ export interface ChangeIntent {
   readonly media?: MediaType;
 }
 
-function contentFor(rng: Random, state: ResourceState, target: string, extension: string, options: GeneratorOptions) {
+function contentFor(
+  rng: Random,
+  state: ResourceState,
+  target: string,
+  extension: string,
+  options: GeneratorOptions,
+) {
   const version = (state.get(target)?.version ?? 0) + 1;
-  return { bytes: generateContent(rng, target, extension, version, options), media: mediaTypeFor(extension) };
+  return {
+    bytes: generateContent(rng, target, extension, version, options),
+    media: mediaTypeFor(extension),
+  };
 }
 
 /** A new resource (fresh name, or now and then a deleted URI coming back). */
-export function newResource(rng: Random, state: ResourceState, options: GeneratorOptions): ChangeIntent {
+export function newResource(
+  rng: Random,
+  state: ResourceState,
+  options: GeneratorOptions,
+): ChangeIntent {
   // A URI that existed before comes back now and then (delete, then create again).
   if (state.deleted.length > 0 && rng.chance(0.1)) {
     const i = rng.int(state.deleted.length);
     const { target, extension } = state.deleted[i]!;
-    if (!state.has(target)) return { target, change: 'created', extension, ...contentFor(rng, state, target, extension, options) };
+    if (!state.has(target))
+      return {
+        target,
+        change: 'created',
+        extension,
+        ...contentFor(rng, state, target, extension, options),
+      };
   }
   for (;;) {
     // The RNG is drawn for quirks only when the switch is on, so runs without it repeat exactly.
@@ -50,27 +69,53 @@ export function newResource(rng: Random, state: ResourceState, options: Generato
     const target = encodeResourceName(name);
     if (state.has(target)) continue;
     const extension = nameExtension(name);
-    return { target, change: 'created', extension, ...contentFor(rng, state, target, extension, options) };
+    return {
+      target,
+      change: 'created',
+      extension,
+      ...contentFor(rng, state, target, extension, options),
+    };
   }
 }
 
-function changeExisting(rng: Random, state: ResourceState, target: string, del: boolean, options: GeneratorOptions): ChangeIntent {
+function changeExisting(
+  rng: Random,
+  state: ResourceState,
+  target: string,
+  del: boolean,
+  options: GeneratorOptions,
+): ChangeIntent {
   const extension = state.get(target)!.extension;
   if (del) return { target, change: 'deleted', extension };
-  return { target, change: 'updated', extension, ...contentFor(rng, state, target, extension, options) };
+  return {
+    target,
+    change: 'updated',
+    extension,
+    ...contentFor(rng, state, target, extension, options),
+  };
 }
 
 /**
  * The next random change. `touched` lists the targets changed earlier in the same batch: repeats go
  * there, whatever their state (an update or delete if it exists, a re-creation if it was deleted).
  */
-export function nextChange(rng: Random, state: ResourceState, touched: readonly string[], options: GeneratorOptions): ChangeIntent {
+export function nextChange(
+  rng: Random,
+  state: ResourceState,
+  touched: readonly string[],
+  options: GeneratorOptions,
+): ChangeIntent {
   if (touched.length > 0 && rng.chance(options.repeatProbability ?? 0.15)) {
     const target = rng.pick(touched);
     const current = state.get(target);
     if (current) return changeExisting(rng, state, target, rng.chance(0.25), options);
     const ext = state.deleted.find((d) => d.target === target)?.extension ?? 'txt';
-    return { target, change: 'created', extension: ext, ...contentFor(rng, state, target, ext, options) };
+    return {
+      target,
+      change: 'created',
+      extension: ext,
+      ...contentFor(rng, state, target, ext, options),
+    };
   }
   const target = Math.max(options.targetResources, 20);
   const ratio = state.size / target;

@@ -3,7 +3,12 @@
 // rollover and retention, and switchable faults.
 export { startSourceSimulator, SimulatorError } from './simulator.js';
 export type {
-  SimulatorOptions, SourceSimulator, ExplicitChange, ResourceSnapshotEntry, MadeNotification, SimulatorStats,
+  SimulatorOptions,
+  SourceSimulator,
+  ExplicitChange,
+  ResourceSnapshotEntry,
+  MadeNotification,
+  SimulatorStats,
 } from './api.js';
 export { startCaptureHub } from './capture-hub.js';
 export type { CaptureHub, CapturedRequest } from './capture-hub.js';

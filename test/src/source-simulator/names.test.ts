@@ -9,8 +9,14 @@ test('odd names are percent-encoded once, with sub-delims kept literal in paths'
   assert.equal(encodePathSegment('naïve café'), 'na%C3%AFve%20caf%C3%A9');
   assert.equal(encodePathSegment("o'neil"), "o'neil");
   assert.equal(
-    encodeResourceName({ segments: ['fish & chips', 'search'], query: [['q', "a b&c='d'"], ['page', 'é']] }),
-    "/resources/fish%20&%20chips/search?q=a%20b%26c%3D%27d%27&page=%C3%A9",
+    encodeResourceName({
+      segments: ['fish & chips', 'search'],
+      query: [
+        ['q', "a b&c='d'"],
+        ['page', 'é'],
+      ],
+    }),
+    '/resources/fish%20&%20chips/search?q=a%20b%26c%3D%27d%27&page=%C3%A9',
   );
 });
 
@@ -24,7 +30,13 @@ test('an encoded name survives the WHATWG URL parser unchanged (what undici send
 });
 
 test('canonicalTarget maps differently-encoded requests to the same key and refuses malformed ones', () => {
-  const key = encodeResourceName({ segments: ['été', 'a&b=1.txt'], query: [['id', '1'], ['lang', 'fr']] });
+  const key = encodeResourceName({
+    segments: ['été', 'a&b=1.txt'],
+    query: [
+      ['id', '1'],
+      ['lang', 'fr'],
+    ],
+  });
   assert.equal(canonicalTarget(key), key);
   assert.equal(canonicalTarget('/resources/%c3%a9t%c3%a9/a%26b%3D1.txt?id=1&lang=fr'), key);
   assert.equal(canonicalTarget('/resources/été/a&b=1.txt?id=1&lang=fr'), key);
@@ -41,6 +53,7 @@ test('generated file names never collide with generated directory names', () => 
     files.add(path + (name.query ? `?${name.query.map((p) => p.join('=')).join('&')}` : ''));
     for (let i = 1; i < name.segments.length; i++) dirs.add(name.segments.slice(0, i).join('/'));
   }
-  for (const d of dirs) assert.ok(![...files].some((f) => f === d), `directory ${d} is also a file`);
+  for (const d of dirs)
+    assert.ok(![...files].some((f) => f === d), `directory ${d} is also a file`);
   assert.equal(files.size, 2000, 'every generated name is distinct');
 });

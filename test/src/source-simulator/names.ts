@@ -5,12 +5,22 @@ import type { Random } from './random.js';
 
 /** Sub-delims plus ':' and '@' may stay literal in a path segment (RFC 3986 §3.3). */
 const PATH_LITERALS: Record<string, string> = {
-  '%24': '$', '%26': '&', '%2B': '+', '%2C': ',', '%3B': ';', '%3D': '=', '%3A': ':', '%40': '@',
+  '%24': '$',
+  '%26': '&',
+  '%2B': '+',
+  '%2C': ',',
+  '%3B': ';',
+  '%3D': '=',
+  '%3A': ':',
+  '%40': '@',
 };
 
 /** Percent-encodes one path segment: UTF-8, upper-case hex, sub-delims kept literal. */
 export function encodePathSegment(segment: string): string {
-  return encodeURIComponent(segment).replace(/%(?:24|26|2B|2C|3B|3D|3A|40)/g, (m) => PATH_LITERALS[m]!);
+  return encodeURIComponent(segment).replace(
+    /%(?:24|26|2B|2C|3B|3D|3A|40)/g,
+    (m) => PATH_LITERALS[m]!,
+  );
 }
 
 /**
@@ -35,7 +45,11 @@ export function encodeResourceName(name: ResourceName): string {
 }
 
 function safeDecode(s: string): string | undefined {
-  try { return decodeURIComponent(s); } catch { return undefined; }
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -64,7 +78,9 @@ export function canonicalTarget(rawTarget: string): string | undefined {
     const k = safeDecode(eq >= 0 ? pair.slice(0, eq) : pair);
     const v = eq >= 0 ? safeDecode(pair.slice(eq + 1)) : '';
     if (k === undefined || v === undefined) return undefined;
-    pairs.push(eq >= 0 ? `${encodeQueryComponent(k)}=${encodeQueryComponent(v)}` : encodeQueryComponent(k));
+    pairs.push(
+      eq >= 0 ? `${encodeQueryComponent(k)}=${encodeQueryComponent(v)}` : encodeQueryComponent(k),
+    );
   }
   return `${path}?${pairs.join('&')}`;
 }
@@ -73,7 +89,15 @@ export function canonicalTarget(rawTarget: string): string | undefined {
 // generated file name never equals a generated directory name: a mirror can always hold the set.
 // Everything is lower-case NFC, so no two names differ only by case or Unicode normalisation.
 const DIRECTORIES: readonly (readonly string[])[] = [
-  [], ['docs'], ['docs', '2024'], ['data sets'], ['été'], ['fish & chips'], ['x+y'], ["o'neil"], ['日本'],
+  [],
+  ['docs'],
+  ['docs', '2024'],
+  ['data sets'],
+  ['été'],
+  ['fish & chips'],
+  ['x+y'],
+  ["o'neil"],
+  ['日本'],
 ];
 const EXTENSIONS = ['txt', 'json', 'html', 'xml', 'bin'] as const;
 
@@ -84,16 +108,38 @@ export function generateName(rng: Random, n: number, oddness: number): ResourceN
   const dir = rng.pick(DIRECTORIES);
   const ext = rng.pick(EXTENSIONS);
   switch (rng.int(10)) {
-    case 0: return { segments: [...dir, `report ${id}.${ext}`] };
-    case 1: return { segments: [...dir, `naïve café ${id}.${ext}`] };
-    case 2: return { segments: [...dir, `データ-${id}.${ext}`] };
-    case 3: return { segments: [...dir, `a&b=${id}.${ext}`] };
-    case 4: return { segments: [...dir, `100% ${id}.${ext}`] };
-    case 5: return { segments: [...dir, `q(${id})!;x,y.${ext}`] };
-    case 6: return { segments: [...dir, `emoji-😀-${id}.${ext}`] };
-    case 7: return { segments: [...dir, 'view.html'], query: [['id', id], ['lang', 'fr']] };
-    case 8: return { segments: [...dir, 'search'], query: [['q', `a b ${id}`], ['page', 'é']] };
-    default: return { segments: [...dir, `tilde~${id}.${ext}`] };
+    case 0:
+      return { segments: [...dir, `report ${id}.${ext}`] };
+    case 1:
+      return { segments: [...dir, `naïve café ${id}.${ext}`] };
+    case 2:
+      return { segments: [...dir, `データ-${id}.${ext}`] };
+    case 3:
+      return { segments: [...dir, `a&b=${id}.${ext}`] };
+    case 4:
+      return { segments: [...dir, `100% ${id}.${ext}`] };
+    case 5:
+      return { segments: [...dir, `q(${id})!;x,y.${ext}`] };
+    case 6:
+      return { segments: [...dir, `emoji-😀-${id}.${ext}`] };
+    case 7:
+      return {
+        segments: [...dir, 'view.html'],
+        query: [
+          ['id', id],
+          ['lang', 'fr'],
+        ],
+      };
+    case 8:
+      return {
+        segments: [...dir, 'search'],
+        query: [
+          ['q', `a b ${id}`],
+          ['page', 'é'],
+        ],
+      };
+    default:
+      return { segments: [...dir, `tilde~${id}.${ext}`] };
   }
 }
 
@@ -103,7 +149,11 @@ export function generateName(rng: Random, n: number, oddness: number): ResourceN
  * an encoded '/' (`a%2Fb 3.txt`, distinct from `a/b 3.txt`). `lastCollection` pairs members with
  * the collection made before them.
  */
-export function generateQuirkName(rng: Random, n: number, memory: { lastCollection?: string }): ResourceName {
+export function generateQuirkName(
+  rng: Random,
+  n: number,
+  memory: { lastCollection?: string },
+): ResourceName {
   const id = String(n).padStart(6, '0');
   if (memory.lastCollection !== undefined && rng.chance(0.6)) {
     return { segments: ['coll', memory.lastCollection, `m${id}.txt`] };

@@ -42,14 +42,29 @@ export interface RetryPolicy {
   readonly maxAgeMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { initialDelayMs: 100, maxDelayMs: 2_000, maxAgeMs: 30_000 };
+export const DEFAULT_RETRY: RetryPolicy = {
+  initialDelayMs: 100,
+  maxDelayMs: 2_000,
+  maxAgeMs: 30_000,
+};
 
 /** Pure: after an attempt, retry (after how long) or stop. Only 5xx, 429 and network errors retry. */
-export function nextPostStep(outcome: PostOutcome, attempt: number, firstAttemptAtMs: number, nowMs: number, policy: RetryPolicy):
-  { readonly retry: true; readonly delayMs: number } | { readonly retry: false } {
-  const retryable = outcome.kind === 'network-error' || (outcome.kind === 'rejected' && (outcome.status >= 500 || outcome.status === 429));
+export function nextPostStep(
+  outcome: PostOutcome,
+  attempt: number,
+  firstAttemptAtMs: number,
+  nowMs: number,
+  policy: RetryPolicy,
+): { readonly retry: true; readonly delayMs: number } | { readonly retry: false } {
+  const retryable =
+    outcome.kind === 'network-error' ||
+    (outcome.kind === 'rejected' && (outcome.status >= 500 || outcome.status === 429));
   if (!retryable) return { retry: false };
-  const delayMs = backoff(attempt, { baseMs: policy.initialDelayMs, maxMs: policy.maxDelayMs, jitter: 'none' }, Math.random);
+  const delayMs = backoff(
+    attempt,
+    { baseMs: policy.initialDelayMs, maxMs: policy.maxDelayMs, jitter: 'none' },
+    Math.random,
+  );
   if (nowMs + delayMs - firstAttemptAtMs > policy.maxAgeMs) return { retry: false };
   return { retry: true, delayMs };
 }
@@ -77,8 +92,16 @@ interface QueueItem {
 }
 
 export interface PublisherStats {
-  made: number; dropped: number; delayed: number; reordered: number; duplicated: number;
-  accepted: number; rejected: number; gaveUp: number; attempts: number; noHub: number;
+  made: number;
+  dropped: number;
+  delayed: number;
+  reordered: number;
+  duplicated: number;
+  accepted: number;
+  rejected: number;
+  gaveUp: number;
+  attempts: number;
+  noHub: number;
 }
 
 export class Publisher {
@@ -93,17 +116,40 @@ export class Publisher {
   private readonly now: () => number;
   private readonly retry: RetryPolicy;
   readonly history: PostRecord[] = [];
-  readonly stats: PublisherStats = { made: 0, dropped: 0, delayed: 0, reordered: 0, duplicated: 0, accepted: 0, rejected: 0, gaveUp: 0, attempts: 0, noHub: 0 };
+  readonly stats: PublisherStats = {
+    made: 0,
+    dropped: 0,
+    delayed: 0,
+    reordered: 0,
+    duplicated: 0,
+    accepted: 0,
+    rejected: 0,
+    gaveUp: 0,
+    attempts: 0,
+    noHub: 0,
+  };
 
   constructor(private readonly options: PublisherOptions) {
     // Loopback hubs are the point of the simulator, so the private-network guard is off here.
-    this.agent = createOutboundAgent({ allowPrivateNetworks: true, connections: 2, headersTimeoutMs: 15_000, bodyTimeoutMs: 15_000 });
+    this.agent = createOutboundAgent({
+      allowPrivateNetworks: true,
+      connections: 2,
+      headersTimeoutMs: 15_000,
+      bodyTimeoutMs: 15_000,
+    });
     this.now = options.now ?? Date.now;
     this.retry = options.retry ?? DEFAULT_RETRY;
   }
 
   private record(n: OutgoingNotification, copy: PostRecord['copy']): PostRecord {
-    const r: PostRecord = { seq: n.seq, from: n.from, until: n.until, copy, fate: 'queued', attempts: 0 };
+    const r: PostRecord = {
+      seq: n.seq,
+      from: n.from,
+      until: n.until,
+      copy,
+      fate: 'queued',
+      attempts: 0,
+    };
     this.history.push(r);
     const limit = this.options.historyLimit ?? 10_000;
     if (this.history.length > limit) this.history.splice(0, this.history.length - limit);
@@ -118,17 +164,27 @@ export class Publisher {
     if (fate.drop) {
       record.fate = 'dropped';
       this.stats.dropped++;
-      this.options.log?.('notification.dropped_by_fault', { seq: n.seq, from: n.from, until: n.until });
+      this.options.log?.('notification.dropped_by_fault', {
+        seq: n.seq,
+        from: n.from,
+        until: n.until,
+      });
       // A reordered predecessor is still released after this one's turn.
       this.releaseHeld();
       this.checkIdle();
       return;
     }
     const items: QueueItem[] = [{ n, record }];
-    if (fate.duplicate) { items.push({ n, record: this.record(n, 'duplicate') }); this.stats.duplicated++; }
+    if (fate.duplicate) {
+      items.push({ n, record: this.record(n, 'duplicate') });
+      this.stats.duplicated++;
+    }
     const deliver = (item: QueueItem) => {
       if (fate.delayMs > 0) {
-        const timer = setTimeout(() => { this.timers.delete(timer); this.push(item); }, fate.delayMs);
+        const timer = setTimeout(() => {
+          this.timers.delete(timer);
+          this.push(item);
+        }, fate.delayMs);
         this.timers.add(timer);
       } else {
         this.push(item);
@@ -186,26 +242,48 @@ export class Publisher {
     const firstAt = this.now();
     for (;;) {
       const hub = this.options.hub();
-      if (!hub) { record.fate = 'no-hub'; this.stats.noHub++; return; }
+      if (!hub) {
+        record.fate = 'no-hub';
+        this.stats.noHub++;
+        return;
+      }
       record.attempts++;
       this.stats.attempts++;
       const outcome = await this.send(hub, n.body);
-      if (this.closed) { record.fate = 'cancelled'; return; }
+      if (this.closed) {
+        record.fate = 'cancelled';
+        return;
+      }
       if (outcome.kind === 'accepted') {
-        record.fate = 'accepted'; record.status = outcome.status; this.stats.accepted++;
+        record.fate = 'accepted';
+        record.status = outcome.status;
+        this.stats.accepted++;
         return;
       }
       if (outcome.kind === 'rejected') record.status = outcome.status;
       else record.error = outcome.code ?? outcome.message;
       const step = nextPostStep(outcome, record.attempts, firstAt, this.now(), this.retry);
       if (!step.retry) {
-        record.fate = outcome.kind === 'rejected' && outcome.status < 500 && outcome.status !== 429 ? 'rejected' : 'gave-up';
-        if (record.fate === 'rejected') this.stats.rejected++; else this.stats.gaveUp++;
-        this.options.log?.('notification.post_failed', { seq: n.seq, fate: record.fate, status: record.status, error: record.error, attempts: record.attempts });
+        record.fate =
+          outcome.kind === 'rejected' && outcome.status < 500 && outcome.status !== 429
+            ? 'rejected'
+            : 'gave-up';
+        if (record.fate === 'rejected') this.stats.rejected++;
+        else this.stats.gaveUp++;
+        this.options.log?.('notification.post_failed', {
+          seq: n.seq,
+          fate: record.fate,
+          status: record.status,
+          error: record.error,
+          attempts: record.attempts,
+        });
         return;
       }
       await this.sleep(step.delayMs);
-      if (this.closed) { record.fate = 'cancelled'; return; }
+      if (this.closed) {
+        record.fate = 'cancelled';
+        return;
+      }
     }
   }
 
@@ -223,7 +301,9 @@ export class Publisher {
     try {
       const res = await request(hub.url, { method: 'POST', headers, body, dispatcher: this.agent });
       await res.body.dump();
-      return res.statusCode === 200 ? { kind: 'accepted', status: 200 } : { kind: 'rejected', status: res.statusCode };
+      return res.statusCode === 200
+        ? { kind: 'accepted', status: 200 }
+        : { kind: 'rejected', status: res.statusCode };
     } catch (err) {
       const d = describeError(err);
       return { kind: 'network-error', ...(d.code ? { code: d.code } : {}), message: d.message };
@@ -232,8 +312,15 @@ export class Publisher {
 
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(() => { this.sleepCancel = undefined; resolve(); }, ms);
-      this.sleepCancel = () => { clearTimeout(timer); this.sleepCancel = undefined; resolve(); };
+      const timer = setTimeout(() => {
+        this.sleepCancel = undefined;
+        resolve();
+      }, ms);
+      this.sleepCancel = () => {
+        clearTimeout(timer);
+        this.sleepCancel = undefined;
+        resolve();
+      };
     });
   }
 
@@ -268,7 +355,8 @@ export class Publisher {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     this.sleepCancel?.();
-    for (const item of this.queue) if (item.record.fate === 'queued') item.record.fate = 'cancelled';
+    for (const item of this.queue)
+      if (item.record.fate === 'queued') item.record.fate = 'cancelled';
     this.queue.length = 0;
     await this.agent.destroy();
     this.checkIdle();

@@ -28,7 +28,10 @@ function splitmix32(seed: number): () => number {
 
 export function createRandom(seed: number, stream = 0): Random {
   const mix = splitmix32((seed ^ Math.imul(stream + 1, 0x27d4eb2d)) >>> 0);
-  let a = mix(), b = mix(), c = mix(), d = mix();
+  let a = mix(),
+    b = mix(),
+    c = mix(),
+    d = mix();
   const next32 = (): number => {
     const t = (((a + b) >>> 0) + d) >>> 0;
     d = (d + 1) >>> 0;

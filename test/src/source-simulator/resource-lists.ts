@@ -3,7 +3,13 @@
 // walking the parts while the Source keeps changing still reads one consistent snapshot (RC-16:
 // "together the lists describe the whole set at one point in time").
 import type { DateTime } from '@rsnotify/shared';
-import { resourceList, resourceListIndex, resourceListPartUrl, serialize, type SourceUrls } from './documents.js';
+import {
+  resourceList,
+  resourceListIndex,
+  resourceListPartUrl,
+  serialize,
+  type SourceUrls,
+} from './documents.js';
 import type { ResourceState, ResourceVersion } from './state.js';
 
 interface Snapshot {
@@ -19,7 +25,11 @@ export class ResourceListSnapshots {
   private readonly snapshots: Snapshot[] = [];
   private nextId = 1;
 
-  constructor(private readonly urls: SourceUrls, private readonly pageSize: number, private readonly keep: number) {}
+  constructor(
+    private readonly urls: SourceUrls,
+    private readonly pageSize: number,
+    private readonly keep: number,
+  ) {}
 
   /** The snapshot of the state as it is now; `at` must be an instant the state reflects exactly. */
   private current(state: ResourceState, at: DateTime): Snapshot {
@@ -27,11 +37,16 @@ export class ResourceListSnapshots {
     if (last && last.revision === state.revision) return last;
     const versions = state.versions();
     const snap: Snapshot = {
-      id: this.nextId++, revision: state.revision, at, versions,
-      pages: Math.max(1, Math.ceil(versions.length / this.pageSize)), bodies: new Map(),
+      id: this.nextId++,
+      revision: state.revision,
+      at,
+      versions,
+      pages: Math.max(1, Math.ceil(versions.length / this.pageSize)),
+      bodies: new Map(),
     };
     this.snapshots.push(snap);
-    if (this.snapshots.length > this.keep) this.snapshots.splice(0, this.snapshots.length - this.keep);
+    if (this.snapshots.length > this.keep)
+      this.snapshots.splice(0, this.snapshots.length - this.keep);
     return snap;
   }
 
@@ -40,9 +55,18 @@ export class ResourceListSnapshots {
     const snap = this.current(state, at);
     let body = snap.bodies.get(0);
     if (body) return body;
-    body = snap.versions.length <= this.pageSize
-      ? serialize(resourceList(this.urls, snap.versions, snap.at))
-      : serialize(resourceListIndex(this.urls, Array.from({ length: snap.pages }, (_, i) => resourceListPartUrl(this.urls, snap.id, i + 1)), snap.at));
+    body =
+      snap.versions.length <= this.pageSize
+        ? serialize(resourceList(this.urls, snap.versions, snap.at))
+        : serialize(
+            resourceListIndex(
+              this.urls,
+              Array.from({ length: snap.pages }, (_, i) =>
+                resourceListPartUrl(this.urls, snap.id, i + 1),
+              ),
+              snap.at,
+            ),
+          );
     snap.bodies.set(0, body);
     return body;
   }
@@ -50,7 +74,8 @@ export class ResourceListSnapshots {
   /** Page `page` (1-based) of snapshot `id`, while that snapshot is kept. */
   part(id: number, page: number): Buffer | undefined {
     const snap = this.snapshots.find((s) => s.id === id);
-    if (!snap || snap.versions.length <= this.pageSize || page < 1 || page > snap.pages) return undefined;
+    if (!snap || snap.versions.length <= this.pageSize || page < 1 || page > snap.pages)
+      return undefined;
     let body = snap.bodies.get(page);
     if (body) return body;
     const slice = snap.versions.slice((page - 1) * this.pageSize, page * this.pageSize);

@@ -17,7 +17,11 @@ export interface ServerHooks {
 
 function plain(status: number, text: string): SiteResponse {
   const body = Buffer.from(text);
-  return { status, headers: { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(body.length) }, body };
+  return {
+    status,
+    headers: { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(body.length) },
+    body,
+  };
 }
 
 const MAX_CONTROL_BODY = 64 * 1024;
@@ -51,17 +55,24 @@ export async function listen(host: string, port: number): Promise<ListeningServe
   const server = createServer({ keepAliveTimeout: 10_000 }, function handleRequest(req, res) {
     const method = req.method ?? 'GET';
     const target = req.url ?? '/';
-    if (!hooks) { write(res, method, { status: 503, headers: { 'content-length': '0' } }); return; }
+    if (!hooks) {
+      write(res, method, { status: 503, headers: { 'content-length': '0' } });
+      return;
+    }
     const h = hooks;
     const path = target.split('?')[0]!;
     const kind = requestKind(path);
     if (kind === undefined) {
       void (async () => {
         const body = method === 'POST' || method === 'PUT' ? await readBody(req) : '';
-        const r = body === undefined
-          ? plain(413, 'body too large\n')
-          : await Promise.resolve().then(() => h.control(method, target, body))
-            .catch((err: unknown) => plain(400, `${err instanceof Error ? err.message : String(err)}\n`));
+        const r =
+          body === undefined
+            ? plain(413, 'body too large\n')
+            : await Promise.resolve()
+                .then(() => h.control(method, target, body))
+                .catch((err: unknown) =>
+                  plain(400, `${err instanceof Error ? err.message : String(err)}\n`),
+                );
         write(res, method, r);
         h.onServed?.(r.status, kind);
       })().catch(() => res.destroy()); // the client went away mid-body
@@ -74,7 +85,9 @@ export async function listen(host: string, port: number): Promise<ListeningServe
         r = plain(500, 'injected server error\n');
       } else {
         // A bug here must cost one response, not the process (promise 4: no input crashes a process).
-        try { r = h.respond(method, target, req.headers); } catch (err) {
+        try {
+          r = h.respond(method, target, req.headers);
+        } catch (err) {
           h.onError?.(err);
           r = plain(500, 'internal error\n');
         }
@@ -83,7 +96,10 @@ export async function listen(host: string, port: number): Promise<ListeningServe
       h.onServed?.(r.status, kind);
     };
     if (fate.delayMs > 0) {
-      const timer = setTimeout(() => { timers.delete(timer); if (!res.destroyed) finish(); }, fate.delayMs);
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        if (!res.destroyed) finish();
+      }, fate.delayMs);
       timers.add(timer);
     } else {
       finish();
@@ -91,14 +107,19 @@ export async function listen(host: string, port: number): Promise<ListeningServe
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => { server.off('error', reject); resolve(); });
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const address = server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
   return {
     server,
     port: actualPort,
-    setHooks(h) { hooks = h; },
+    setHooks(h) {
+      hooks = h;
+    },
     async close() {
       for (const t of timers) clearTimeout(t);
       timers.clear();

@@ -3,16 +3,36 @@
 // its Change Lists, and that can misbehave on demand (faults.ts). State changes are synchronous, so
 // every document a client reads describes one consistent moment.
 import { RsnotifyError, type DateTime } from '@rsnotify/shared';
-import type { ExplicitChange, MadeNotification, ResourceSnapshotEntry, SimulatorOptions, SimulatorStats, SourceSimulator } from './api.js';
+import type {
+  ExplicitChange,
+  MadeNotification,
+  ResourceSnapshotEntry,
+  SimulatorOptions,
+  SimulatorStats,
+  SourceSimulator,
+} from './api.js';
 import { corruptBytes, mediaTypeFor } from './content.js';
 import { ChangeListStore, type Batch } from './changelists.js';
 import { handleControl } from './control.js';
 import {
-  capabilityList, changeList, changeListIndex, changeNotification, serialize, sourceDescription, sourceUrls, type SourceUrls,
+  capabilityList,
+  changeList,
+  changeListIndex,
+  changeNotification,
+  serialize,
+  sourceDescription,
+  sourceUrls,
+  type SourceUrls,
 } from './documents.js';
 import {
-  decideCorruption, decideNotificationFate, decideRequestFate, defaultFaults, updateFaults,
-  type Faults, type RequestFate, type RequestKind,
+  decideCorruption,
+  decideNotificationFate,
+  decideRequestFate,
+  defaultFaults,
+  updateFaults,
+  type Faults,
+  type RequestFate,
+  type RequestKind,
 } from './faults.js';
 import { nextChange, newResource, type ChangeIntent, type GeneratorOptions } from './generator.js';
 import { canonicalTarget, encodeResourceName, nameExtension } from './names.js';
@@ -20,12 +40,23 @@ import { DEFAULT_RETRY, Publisher, type HubTarget, type PostRecord } from './pub
 import { createRandom, type Random } from './random.js';
 import { listen, type ListeningServer } from './server.js';
 import { ResourceListSnapshots } from './resource-lists.js';
-import { resourceHeaders, respond, type ServedDocument, type ServedResource, type SiteModel, type SiteResponse } from './site.js';
+import {
+  resourceHeaders,
+  respond,
+  type ServedDocument,
+  type ServedResource,
+  type SiteModel,
+  type SiteResponse,
+} from './site.js';
 import { ResourceState, type ChangeRecord, type ResourceVersion } from './state.js';
 import { createTimeline, type Timeline } from './timeline.js';
 
 export class SimulatorError extends RsnotifyError {
-  constructor(code: 'RSN_SIM_BAD_CHANGE' | 'RSN_SIM_CLOSED', message: string, details: Record<string, unknown> = {}) {
+  constructor(
+    code: 'RSN_SIM_BAD_CHANGE' | 'RSN_SIM_CLOSED',
+    message: string,
+    details: Record<string, unknown> = {},
+  ) {
     super(code, message, { details });
     this.name = 'SimulatorError';
   }
@@ -83,7 +114,11 @@ class Simulator implements SourceSimulator, SiteModel {
   private readonly maintenanceTimer: NodeJS.Timeout;
   private closed = false;
 
-  constructor(private readonly server: ListeningServer, host: string, private readonly options: SimulatorOptions) {
+  constructor(
+    private readonly server: ListeningServer,
+    host: string,
+    private readonly options: SimulatorOptions,
+  ) {
     this.baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${server.port}`;
     this.urls = sourceUrls(this.baseUrl);
     this.wellKnownUrl = this.urls.wellKnownUrl;
@@ -95,7 +130,8 @@ class Simulator implements SourceSimulator, SiteModel {
     this.faults = defaultFaults(options.specVersion ?? '1.1');
     if (options.faults) updateFaults(this.faults, options.faults as Record<string, unknown>);
     // List-only mode: a Source that publishes Change Lists and no notifications (no hub, none advertised).
-    if (options.hubUrl && !options.listOnly) this.hubTarget = { url: options.hubUrl, ...(options.token ? { token: options.token } : {}) };
+    if (options.hubUrl && !options.listOnly)
+      this.hubTarget = { url: options.hubUrl, ...(options.token ? { token: options.token } : {}) };
 
     const seed = options.seed ?? 1;
     this.changeRng = createRandom(seed, 0);
@@ -105,14 +141,22 @@ class Simulator implements SourceSimulator, SiteModel {
     this.autoRng = createRandom(seed, 4);
     this.clock = options.clock ?? Date.now;
     this.timeline = createTimeline(this.clock);
-    this.resourceLists = new ResourceListSnapshots(this.urls, Math.max(1, options.pageSize ?? 1000), Math.max(1, options.resourceListSnapshots ?? 16));
+    this.resourceLists = new ResourceListSnapshots(
+      this.urls,
+      Math.max(1, options.pageSize ?? 1000),
+      Math.max(1, options.resourceListSnapshots ?? 16),
+    );
     this.maxPerNotification = Math.max(1, options.maxEntriesPerNotification ?? 100);
     const initial = Math.max(0, options.initialResources ?? 20);
     this.generatorOptions = {
       targetResources: options.targetResources ?? Math.max(initial, 100),
-      ...(options.repeatProbability !== undefined ? { repeatProbability: options.repeatProbability } : {}),
+      ...(options.repeatProbability !== undefined
+        ? { repeatProbability: options.repeatProbability }
+        : {}),
       ...(options.oddNames !== undefined ? { oddNames: options.oddNames } : {}),
-      ...(options.typicalMaxBytes !== undefined ? { typicalMaxBytes: options.typicalMaxBytes } : {}),
+      ...(options.typicalMaxBytes !== undefined
+        ? { typicalMaxBytes: options.typicalMaxBytes }
+        : {}),
       pathQuirks: () => this.faults.pathQuirks,
       quirkMemory: {},
     };
@@ -121,7 +165,10 @@ class Simulator implements SourceSimulator, SiteModel {
     // The initial resources predate the Change Lists: they are in the Resource List only.
     for (let i = 0; i < initial; i++) {
       const intent = newResource(this.changeRng, this.state, this.generatorOptions);
-      const { micros, time } = this.timeline.tick(this.changeRng.between(1, 50), this.changeRng.int(1000));
+      const { micros, time } = this.timeline.tick(
+        this.changeRng.between(1, 50),
+        this.changeRng.int(1000),
+      );
       this.state.applyChange({ ...intent, time, micros, legacy: false });
     }
     const start = this.timeline.tick(1).time;
@@ -154,7 +201,9 @@ class Simulator implements SourceSimulator, SiteModel {
   async changeBatch(count: number): Promise<void> {
     this.assertOpen();
     const n = Math.max(0, Math.floor(count));
-    this.make(n, (touched) => nextChange(this.changeRng, this.state, touched, this.generatorOptions));
+    this.make(n, (touched) =>
+      nextChange(this.changeRng, this.state, touched, this.generatorOptions),
+    );
   }
 
   async makeChanges(changes: readonly ExplicitChange[]): Promise<void> {
@@ -175,24 +224,44 @@ class Simulator implements SourceSimulator, SiteModel {
         target = canonicalTarget(c.rawTarget);
         uri = this.baseUrl + c.rawTarget;
         const last = c.rawTarget.split('?')[0]!.split('/').pop() ?? '';
-        extension = last.includes('.') ? last.slice(last.lastIndexOf('.') + 1).toLowerCase() : 'txt';
+        extension = last.includes('.')
+          ? last.slice(last.lastIndexOf('.') + 1).toLowerCase()
+          : 'txt';
       } else if (c.path !== undefined) {
         const name = { segments: c.path.split('/'), ...(c.query ? { query: c.query } : {}) };
         target = encodeResourceName(name);
         extension = nameExtension(name) || 'txt';
       }
       if (target === undefined || !target.startsWith('/resources/')) {
-        throw new SimulatorError('RSN_SIM_BAD_CHANGE', `change ${index}: needs a path or a rawTarget below /resources/`, { index });
+        throw new SimulatorError(
+          'RSN_SIM_BAD_CHANGE',
+          `change ${index}: needs a path or a rawTarget below /resources/`,
+          { index },
+        );
       }
       const present = exists.get(target) ?? this.state.has(target);
       if ((c.change === 'created') === present) {
-        throw new SimulatorError('RSN_SIM_BAD_CHANGE', `change ${index}: cannot ${c.change} ${present ? 'existing' : 'missing'} ${target}`, { index, target });
+        throw new SimulatorError(
+          'RSN_SIM_BAD_CHANGE',
+          `change ${index}: cannot ${c.change} ${present ? 'existing' : 'missing'} ${target}`,
+          { index, target },
+        );
       }
       exists.set(target, c.change !== 'deleted');
-      if (c.change === 'deleted') return { target, change: c.change, extension, ...(uri ? { uri } : {}) };
+      if (c.change === 'deleted')
+        return { target, change: c.change, extension, ...(uri ? { uri } : {}) };
       const version = (this.state.get(target)?.version ?? 0) + 1;
-      const bytes = c.bytes === undefined ? Buffer.from(`${target} v${version}\n`) : Buffer.from(c.bytes);
-      return { target, change: c.change, extension, bytes, media: mediaTypeFor(extension), ...(uri ? { uri } : {}), ...(c.corrupt ? { corrupt: true } : {}) };
+      const bytes =
+        c.bytes === undefined ? Buffer.from(`${target} v${version}\n`) : Buffer.from(c.bytes);
+      return {
+        target,
+        change: c.change,
+        extension,
+        bytes,
+        media: mediaTypeFor(extension),
+        ...(uri ? { uri } : {}),
+        ...(c.corrupt ? { corrupt: true } : {}),
+      };
     });
   }
 
@@ -212,17 +281,30 @@ class Simulator implements SourceSimulator, SiteModel {
     let changes: ChangeRecord[] = [];
     for (let i = 0; i < count; i++) {
       const intent = nextIntent(touched);
-      const { micros, time } = this.timeline.tick(this.changeRng.between(1, 50), this.changeRng.int(1000));
-      const record = this.state.applyChange({ ...intent, time, micros, legacy, timelessDelete: this.faults.timelessDeletes > 0 });
+      const { micros, time } = this.timeline.tick(
+        this.changeRng.between(1, 50),
+        this.changeRng.int(1000),
+      );
+      const record = this.state.applyChange({
+        ...intent,
+        time,
+        micros,
+        legacy,
+        timelessDelete: this.faults.timelessDeletes > 0,
+      });
       touched.push(intent.target);
       this.corrupted.delete(intent.target);
-      if (record.version) this.maybeCorrupt(this.state.get(intent.target)!, intent.corrupt === true);
+      if (record.version)
+        this.maybeCorrupt(this.state.get(intent.target)!, intent.corrupt === true);
       // Quirk: a change the Source makes but never announces, in no notification and no Change
       // List; only a comparison with the Resource List (reconciliation) can find it.
       if (this.faults.loseChangeNext > 0) this.faults.loseChangeNext--;
       else changes.push(record);
       if (changes.length >= this.maxPerNotification || i === count - 1) {
-        const until = this.timeline.tick(this.changeRng.between(1, 50), this.changeRng.int(1000)).time;
+        const until = this.timeline.tick(
+          this.changeRng.between(1, 50),
+          this.changeRng.int(1000),
+        ).time;
         parts.push({ from, until, changes });
         from = until;
         changes = [];
@@ -236,10 +318,18 @@ class Simulator implements SourceSimulator, SiteModel {
       this.store.enqueue(part, visibleAt, now);
       const body = serialize(changeNotification(this.urls, part));
       this.latestNotification = body;
-      const n: MadeNotification = { seq: ++this.seq, from: part.from.lexical, until: part.until.lexical, entries: part.changes.length, body };
+      const n: MadeNotification = {
+        seq: ++this.seq,
+        from: part.from.lexical,
+        until: part.until.lexical,
+        entries: part.changes.length,
+        body,
+      };
       this.made.push(n);
       if (this.made.length > MADE_HISTORY) this.made.splice(0, this.made.length - MADE_HISTORY);
-      const { fate, dropNext } = decideNotificationFate(this.faults, (p) => this.notificationRng.chance(p));
+      const { fate, dropNext } = decideNotificationFate(this.faults, (p) =>
+        this.notificationRng.chance(p),
+      );
       this.faults.dropNext = dropNext;
       this.publisher.submit(n, fate);
     }
@@ -252,7 +342,17 @@ class Simulator implements SourceSimulator, SiteModel {
     const bytes = corruptBytes(this.contentFaultRng, version.bytes);
     const etag = `"corrupt-${version.sha256.slice(0, 16)}-${version.version}"`;
     // The server does not know it is lying: its headers describe the bytes it sends.
-    this.corrupted.set(version.target, { bytes, etag, headers: resourceHeaders(this.urls, bytes, etag, version.media.contentType, version.modified.epochMs) });
+    this.corrupted.set(version.target, {
+      bytes,
+      etag,
+      headers: resourceHeaders(
+        this.urls,
+        bytes,
+        etag,
+        version.media.contentType,
+        version.modified.epochMs,
+      ),
+    });
     this.options.log?.('resource.corrupted_by_fault', { uri: version.uri });
   }
 
@@ -260,7 +360,7 @@ class Simulator implements SourceSimulator, SiteModel {
     this.assertOpen();
     this.pause();
     const interval = Math.max(5, this.options.batchIntervalMs ?? 100);
-    const perTick = Math.max(0, ratePerSecond) * interval / 1000;
+    const perTick = (Math.max(0, ratePerSecond) * interval) / 1000;
     const burstP = this.options.burstProbability ?? 0.02;
     const burstFactor = this.options.burstFactor ?? 10;
     // Batch sizes come from the seeded RNG, not from elapsed time, so a seed repeats the sequence.
@@ -271,9 +371,13 @@ class Simulator implements SourceSimulator, SiteModel {
       const count = Math.floor(size);
       this.autoCarry = size - count;
       try {
-        this.make(count, (touched) => nextChange(this.changeRng, this.state, touched, this.generatorOptions));
+        this.make(count, (touched) =>
+          nextChange(this.changeRng, this.state, touched, this.generatorOptions),
+        );
       } catch (err) {
-        this.options.log?.('simulator.batch_failed', { error: err instanceof Error ? err.message : String(err) });
+        this.options.log?.('simulator.batch_failed', {
+          error: err instanceof Error ? err.message : String(err),
+        });
       }
     }, interval);
   }
@@ -291,7 +395,8 @@ class Simulator implements SourceSimulator, SiteModel {
 
   snapshot(): Map<string, ResourceSnapshotEntry> {
     const out = new Map<string, ResourceSnapshotEntry>();
-    for (const v of this.state.versions()) out.set(v.uri, { sha256: v.sha256, length: v.length, bytes: v.bytes });
+    for (const v of this.state.versions())
+      out.set(v.uri, { sha256: v.sha256, length: v.length, bytes: v.bytes });
     return out;
   }
 
@@ -369,7 +474,9 @@ class Simulator implements SourceSimulator, SiteModel {
 
   capabilityList(): Buffer {
     const hub = this.hubTarget?.url;
-    return this.cached('capabilitylist', hub ?? '', () => serialize(capabilityList(this.urls, hub)));
+    return this.cached('capabilitylist', hub ?? '', () =>
+      serialize(capabilityList(this.urls, hub)),
+    );
   }
 
   /** `at` is the until of the last batch: the state reflects exactly the changes up to it (RC-15). */
@@ -401,7 +508,9 @@ class Simulator implements SourceSimulator, SiteModel {
     const body = this.cached('changelist-index', `${this.store.revision}/${omitFrom}`, () => {
       // Drop cached bodies of lists that fell out of retention.
       const live = new Set(this.store.lists.map((l) => `changelist-${l.id}`));
-      for (const name of this.cache.keys()) if (name.startsWith('changelist-') && name !== 'changelist-index' && !live.has(name)) this.cache.delete(name);
+      for (const name of this.cache.keys())
+        if (name.startsWith('changelist-') && name !== 'changelist-index' && !live.has(name))
+          this.cache.delete(name);
       return serialize(changeListIndex(this.urls, this.store.lists, omitFrom));
     });
     return { body, ...this.lagInfo() };
@@ -412,7 +521,9 @@ class Simulator implements SourceSimulator, SiteModel {
     const list = this.store.get(id);
     if (!list) return undefined;
     const omitFrom = this.faults.omitChangeListFrom > 0;
-    const body = this.cached(`changelist-${id}`, `${list.revision}/${omitFrom}`, () => serialize(changeList(this.urls, list, omitFrom)));
+    const body = this.cached(`changelist-${id}`, `${list.revision}/${omitFrom}`, () =>
+      serialize(changeList(this.urls, list, omitFrom)),
+    );
     return { body, ...(list.until ? {} : this.lagInfo()) };
   }
 
@@ -428,7 +539,11 @@ class Simulator implements SourceSimulator, SiteModel {
     let served = this.served.get(v);
     if (!served) {
       const etag = `"${v.sha256}"`;
-      served = { bytes: v.bytes, etag, headers: resourceHeaders(this.urls, v.bytes, etag, v.media.contentType, v.modified.epochMs) };
+      served = {
+        bytes: v.bytes,
+        etag,
+        headers: resourceHeaders(this.urls, v.bytes, etag, v.media.contentType, v.modified.epochMs),
+      };
       this.served.set(v, served);
     }
     return served;
@@ -436,7 +551,11 @@ class Simulator implements SourceSimulator, SiteModel {
 
   // ---- server hooks ----------------------------------------------------------------------------
 
-  respondTo(method: string, target: string, headers: Readonly<Record<string, string | string[] | undefined>>): SiteResponse {
+  respondTo(
+    method: string,
+    target: string,
+    headers: Readonly<Record<string, string | string[] | undefined>>,
+  ): SiteResponse {
     if (target.startsWith('/changelist')) this.changeListRequests++;
     if (target.split('?')[0] === '/changelist.xml') this.changeListIndexRequests++;
     return respond(this, method, target, headers);
@@ -444,7 +563,9 @@ class Simulator implements SourceSimulator, SiteModel {
 
   requestFate(kind: RequestKind): RequestFate {
     this.requests++;
-    const { fate, serverErrorNext } = decideRequestFate(this.faults, kind, (p) => this.requestRng.chance(p));
+    const { fate, serverErrorNext } = decideRequestFate(this.faults, kind, (p) =>
+      this.requestRng.chance(p),
+    );
     this.faults.serverErrorNext = serverErrorNext;
     if (fate.serverError) this.injectedErrors++;
     return fate;
@@ -452,7 +573,9 @@ class Simulator implements SourceSimulator, SiteModel {
 }
 
 /** Starts a Source simulator listening on 127.0.0.1 (port 0 = ephemeral unless given). */
-export async function startSourceSimulator(options: SimulatorOptions = {}): Promise<SourceSimulator> {
+export async function startSourceSimulator(
+  options: SimulatorOptions = {},
+): Promise<SourceSimulator> {
   const host = options.host ?? '127.0.0.1';
   const server = await listen(host, options.port ?? 0);
   let sim: Simulator;
@@ -466,7 +589,10 @@ export async function startSourceSimulator(options: SimulatorOptions = {}): Prom
     respond: (method, target, headers) => sim.respondTo(method, target, headers),
     fate: (kind) => sim.requestFate(kind),
     control: (method, target, body) => handleControl(sim, method, target, body),
-    onError: (err) => options.log?.('simulator.request_failed', { error: err instanceof Error ? err.message : String(err) }),
+    onError: (err) =>
+      options.log?.('simulator.request_failed', {
+        error: err instanceof Error ? err.message : String(err),
+      }),
   });
   return sim;
 }

@@ -15,7 +15,13 @@ export interface ServedResource {
 }
 
 /** The response headers of one resource version. */
-export function resourceHeaders(urls: SourceUrls, bytes: Buffer, etag: string, contentType: string, lastModifiedMs: number): Record<string, string> {
+export function resourceHeaders(
+  urls: SourceUrls,
+  bytes: Buffer,
+  etag: string,
+  contentType: string,
+  lastModifiedMs: number,
+): Record<string, string> {
   return {
     'content-type': contentType,
     'content-length': String(bytes.length),
@@ -64,12 +70,30 @@ export function requestKind(path: string): RequestKind | undefined {
 const XML = 'application/xml';
 
 function xml(body: Buffer, extra: Record<string, string> = {}): SiteResponse {
-  return { status: 200, headers: { 'content-type': XML, 'content-length': String(body.length), 'cache-control': 'no-cache', ...extra }, body };
+  return {
+    status: 200,
+    headers: {
+      'content-type': XML,
+      'content-length': String(body.length),
+      'cache-control': 'no-cache',
+      ...extra,
+    },
+    body,
+  };
 }
 
-function text(status: number, body: string, type = 'text/plain; charset=utf-8', extra: Record<string, string> = {}): SiteResponse {
+function text(
+  status: number,
+  body: string,
+  type = 'text/plain; charset=utf-8',
+  extra: Record<string, string> = {},
+): SiteResponse {
   const buf = Buffer.from(body, 'utf8');
-  return { status, headers: { 'content-type': type, 'content-length': String(buf.length), ...extra }, body: buf };
+  return {
+    status,
+    headers: { 'content-type': type, 'content-length': String(buf.length), ...extra },
+    body: buf,
+  };
 }
 
 /**
@@ -78,7 +102,10 @@ function text(status: number, body: string, type = 'text/plain; charset=utf-8', 
  * Source's clock at fetch time).
  */
 function changeListResponse(doc: ServedDocument): SiteResponse {
-  return xml(doc.body, doc.completeUpTo ? { date: new Date(doc.completeUpTo.epochMs).toUTCString() } : {});
+  return xml(
+    doc.body,
+    doc.completeUpTo ? { date: new Date(doc.completeUpTo.epochMs).toUTCString() } : {},
+  );
 }
 
 function homePage(model: SiteModel): string {
@@ -98,13 +125,22 @@ function homePage(model: SiteModel): string {
 }
 
 /** Routes one GET/HEAD. `target` is the raw request target (path and query, as sent). */
-export function respond(model: SiteModel, method: string, target: string, requestHeaders: Readonly<Record<string, string | string[] | undefined>>): SiteResponse {
-  if (method !== 'GET' && method !== 'HEAD') return text(405, 'method not allowed\n', undefined, { allow: 'GET, HEAD' });
+export function respond(
+  model: SiteModel,
+  method: string,
+  target: string,
+  requestHeaders: Readonly<Record<string, string | string[] | undefined>>,
+): SiteResponse {
+  if (method !== 'GET' && method !== 'HEAD')
+    return text(405, 'method not allowed\n', undefined, { allow: 'GET, HEAD' });
   if (target.startsWith('/resources/')) {
     // Fast path: a client that sends our `loc` as written hits the canonical key directly.
     const path = canonicalTarget(target);
     const r = model.resource(target) ?? (path === undefined ? undefined : model.resource(path));
-    if (!r) return path === undefined ? text(400, 'malformed percent-encoding\n') : text(404, 'no such resource\n');
+    if (!r)
+      return path === undefined
+        ? text(400, 'malformed percent-encoding\n')
+        : text(404, 'no such resource\n');
     const inm = requestHeaders['if-none-match'];
     if (typeof inm === 'string' && inm.split(',').some((t) => t.trim() === r.etag)) {
       const { 'content-length': _cl, ...rest } = r.headers;
@@ -114,7 +150,9 @@ export function respond(model: SiteModel, method: string, target: string, reques
   }
   const path = canonicalTarget(target);
   if (path === undefined) return text(400, 'malformed percent-encoding\n');
-  const resourcesyncLink = formatLinkHeader([{ href: model.urls.capabilityListUrl, rel: 'resourcesync' }]);
+  const resourcesyncLink = formatLinkHeader([
+    { href: model.urls.capabilityListUrl, rel: 'resourcesync' },
+  ]);
   const bare = path.split('?')[0]!;
   switch (bare) {
     case '/':
@@ -134,9 +172,25 @@ export function respond(model: SiteModel, method: string, target: string, reques
     case '/notifications': {
       // RT-2, RT-3: 200, application/xml, Link self + hub; the latest payload or Content-Length: 0.
       const hub = model.hub();
-      const link = formatLinkHeader(hub ? [{ href: model.urls.topicUrl, rel: 'self' }, { href: hub.url, rel: 'hub' }] : [{ href: model.urls.topicUrl, rel: 'self' }]);
+      const link = formatLinkHeader(
+        hub
+          ? [
+              { href: model.urls.topicUrl, rel: 'self' },
+              { href: hub.url, rel: 'hub' },
+            ]
+          : [{ href: model.urls.topicUrl, rel: 'self' }],
+      );
       const body = model.topicBody() ?? Buffer.alloc(0);
-      return { status: 200, headers: { 'content-type': XML, 'content-length': String(body.length), link, 'cache-control': 'no-cache' }, body };
+      return {
+        status: 200,
+        headers: {
+          'content-type': XML,
+          'content-length': String(body.length),
+          link,
+          'cache-control': 'no-cache',
+        },
+        body,
+      };
     }
     default:
       break;
@@ -144,7 +198,9 @@ export function respond(model: SiteModel, method: string, target: string, reques
   let m = /^\/resourcelist\/(\d+)\/(\d+)\.xml$/.exec(bare);
   if (m) {
     const part = model.resourceListPart(Number(m[1]), Number(m[2]));
-    return part ? xml(part) : text(404, 'no such Resource List (the snapshot may have expired; fetch the index again)\n');
+    return part
+      ? xml(part)
+      : text(404, 'no such Resource List (the snapshot may have expired; fetch the index again)\n');
   }
   m = /^\/changelist\/(\d+)\.xml$/.exec(bare);
   if (m) {

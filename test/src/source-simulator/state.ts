@@ -57,25 +57,42 @@ export class ResourceState {
 
   constructor(readonly baseUrl: string) {}
 
-  get size(): number { return this.byTarget.size; }
+  get size(): number {
+    return this.byTarget.size;
+  }
   /** Increments on every change: caches of documents derived from the state key on it. */
-  get revision(): number { return this.mutations; }
+  get revision(): number {
+    return this.mutations;
+  }
 
-  get(target: string): ResourceVersion | undefined { return this.byTarget.get(target); }
-  has(target: string): boolean { return this.byTarget.has(target); }
+  get(target: string): ResourceVersion | undefined {
+    return this.byTarget.get(target);
+  }
+  has(target: string): boolean {
+    return this.byTarget.has(target);
+  }
   randomTarget(pick: (n: number) => number): string | undefined {
     return this.targets.length === 0 ? undefined : this.targets[pick(this.targets.length)];
   }
   /** Every current version, in a stable order (first creation order, re-created ones at the end). */
-  versions(): ResourceVersion[] { return Array.from(this.byTarget.values()); }
+  versions(): ResourceVersion[] {
+    return Array.from(this.byTarget.values());
+  }
 
   /**
    * Applies one change at `time`. created/updated need the new bytes. Returns the record that goes
    * to the Change List and the notification. Throws on an impossible change (a bug in the caller).
    */
   applyChange(input: {
-    target: string; change: ChangeType; time: DateTime; micros: bigint; legacy: boolean; timelessDelete?: boolean;
-    bytes?: Buffer; media?: MediaType; extension?: string;
+    target: string;
+    change: ChangeType;
+    time: DateTime;
+    micros: bigint;
+    legacy: boolean;
+    timelessDelete?: boolean;
+    bytes?: Buffer;
+    media?: MediaType;
+    extension?: string;
     /** The `loc` when it is not the canonical one (raw hostile targets). */
     uri?: string;
   }): ChangeRecord {
@@ -89,20 +106,43 @@ export class ResourceState {
       this.byTarget.delete(target);
       const i = this.position.get(target)!;
       const lastTarget = this.targets.pop()!;
-      if (lastTarget !== target) { this.targets[i] = lastTarget; this.position.set(lastTarget, i); }
+      if (lastTarget !== target) {
+        this.targets[i] = lastTarget;
+        this.position.set(lastTarget, i);
+      }
       this.position.delete(target);
       this.deleted.push({ target, extension: existing.extension });
       if (this.deleted.length > 1000) this.deleted.splice(0, this.deleted.length - 1000);
-      return { uri, target, change, time, micros, legacy, deletedModified: existing.modified, ...(input.timelessDelete ? { timelessDelete: true } : {}) };
+      return {
+        uri,
+        target,
+        change,
+        time,
+        micros,
+        legacy,
+        deletedModified: existing.modified,
+        ...(input.timelessDelete ? { timelessDelete: true } : {}),
+      };
     }
     if ((change === 'created') !== (existing === undefined)) {
       throw new Error(`simulator bug: ${change} of ${existing ? 'existing' : 'missing'} ${target}`);
     }
     const bytes = input.bytes!;
     const hash = computeHashList(bytes, ['md5', 'sha-256']);
-    const info: VersionInfo = { hash, sha256: hash[1]!.hex!, length: bytes.length, media: input.media!, modified: time };
+    const info: VersionInfo = {
+      hash,
+      sha256: hash[1]!.hex!,
+      length: bytes.length,
+      media: input.media!,
+      modified: time,
+    };
     const version: ResourceVersion = {
-      ...info, info, target, uri, version: (existing?.version ?? 0) + 1, bytes,
+      ...info,
+      info,
+      target,
+      uri,
+      version: (existing?.version ?? 0) + 1,
+      bytes,
       extension: input.extension ?? existing?.extension ?? '',
     };
     this.byTarget.set(target, version);

@@ -25,12 +25,20 @@ export interface PgTarget {
 /** Where a postgres:// URL points, without its password. */
 export function describePgUrl(url: string): PgTarget {
   let u: URL;
-  try { u = new URL(url); } catch {
-    throw new StoreError('RSN_STORE_BAD_URL', 'invalid PostgreSQL URL (expected postgres://user:password@host:port/database)');
+  try {
+    u = new URL(url);
+  } catch {
+    throw new StoreError(
+      'RSN_STORE_BAD_URL',
+      'invalid PostgreSQL URL (expected postgres://user:password@host:port/database)',
+    );
   }
   const host = decodeURIComponent(u.hostname) || u.searchParams.get('host') || 'localhost';
   const port = u.port ? Number(u.port) : 5432;
-  const database = decodeURIComponent(u.pathname.replace(/^\//, '')) || decodeURIComponent(u.username) || 'postgres';
+  const database =
+    decodeURIComponent(u.pathname.replace(/^\//, '')) ||
+    decodeURIComponent(u.username) ||
+    'postgres';
   const user = decodeURIComponent(u.username) || process.env.PGUSER || 'postgres';
   return { host, port, database, user, display: `${host}:${port}/${database}` };
 }
@@ -38,22 +46,51 @@ export function describePgUrl(url: string): PgTarget {
 // bigint (int8) columns hold epoch milliseconds and ids: read them as numbers, not strings.
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === 20 ? (v: string) => Number(v) : (pg.types.getTypeParser(oid, format) as (v: string) => unknown)) as typeof pg.types.getTypeParser,
+    oid === 20
+      ? (v: string) => Number(v)
+      : (pg.types.getTypeParser(oid, format) as (
+          v: string,
+        ) => unknown)) as typeof pg.types.getTypeParser,
 };
 
 export function clientConfig(url: string): pg.ClientConfig {
-  return { connectionString: url, types, connectionTimeoutMillis: 5_000, keepAlive: true, application_name: 'rsnotify-hub' };
+  return {
+    connectionString: url,
+    types,
+    connectionTimeoutMillis: 5_000,
+    keepAlive: true,
+    application_name: 'rsnotify-hub',
+  };
 }
 
 export function createPool(url: string, max: number): pg.Pool {
   // connectionTimeoutMillis also bounds the wait for a free pooled client: generous, so a burst of
   // deliveries reading bodies queues instead of failing on a loaded machine.
-  return new pg.Pool({ ...clientConfig(url), connectionTimeoutMillis: 15_000, max, idleTimeoutMillis: 30_000 });
+  return new pg.Pool({
+    ...clientConfig(url),
+    connectionTimeoutMillis: 15_000,
+    max,
+    idleTimeoutMillis: 30_000,
+  });
 }
 
 const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN',
-  '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
 ]);
 
 /** True when an error means the database cannot be reached (as opposed to a bad query or row). */
@@ -61,8 +98,9 @@ export function isUnavailable(err: unknown): boolean {
   const e = err as { code?: string; message?: string } | undefined;
   if (!e) return false;
   if (e.code && UNAVAILABLE_CODES.has(e.code)) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i
-    .test(e.message ?? '');
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i.test(
+    e.message ?? '',
+  );
 }
 
 /** One clear line for a failed connection: what failed and where, never the password. */
@@ -71,20 +109,49 @@ export function connectionError(err: unknown, target: PgTarget): StoreError {
   const where = `PostgreSQL at ${target.host}:${target.port}`;
   switch (e.code) {
     case '28P01':
-      return new StoreError('RSN_STORE_AUTH_FAILED', `${where} refused the password of user "${target.user}"`, { cause: err, details: { host: target.host } });
+      return new StoreError(
+        'RSN_STORE_AUTH_FAILED',
+        `${where} refused the password of user "${target.user}"`,
+        { cause: err, details: { host: target.host } },
+      );
     case '28000':
-      return new StoreError('RSN_STORE_AUTH_FAILED', `${where} refused user "${target.user}" (no pg_hba.conf entry or no such role)`, { cause: err, details: { host: target.host } });
+      return new StoreError(
+        'RSN_STORE_AUTH_FAILED',
+        `${where} refused user "${target.user}" (no pg_hba.conf entry or no such role)`,
+        { cause: err, details: { host: target.host } },
+      );
     case '3D000':
-      return new StoreError('RSN_STORE_NO_DATABASE', `database "${target.database}" does not exist on ${where} (create it with createdb)`, { cause: err, details: { host: target.host } });
-    case 'ENOTFOUND': case 'EAI_AGAIN':
-      return new StoreError('RSN_STORE_UNREACHABLE', `cannot resolve PostgreSQL host "${target.host}"`, { cause: err, details: { host: target.host } });
+      return new StoreError(
+        'RSN_STORE_NO_DATABASE',
+        `database "${target.database}" does not exist on ${where} (create it with createdb)`,
+        { cause: err, details: { host: target.host } },
+      );
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new StoreError(
+        'RSN_STORE_UNREACHABLE',
+        `cannot resolve PostgreSQL host "${target.host}"`,
+        { cause: err, details: { host: target.host } },
+      );
     case 'ECONNREFUSED':
-      return new StoreError('RSN_STORE_UNREACHABLE', `cannot reach ${where}: connection refused (is the server running and listening there?)`, { cause: err, details: { host: target.host } });
+      return new StoreError(
+        'RSN_STORE_UNREACHABLE',
+        `cannot reach ${where}: connection refused (is the server running and listening there?)`,
+        { cause: err, details: { host: target.host } },
+      );
     default:
       if (isUnavailable(err)) {
-        return new StoreError('RSN_STORE_UNREACHABLE', `cannot reach ${where}: ${e.message ?? e.code ?? 'connection failed'}`, { cause: err, details: { host: target.host } });
+        return new StoreError(
+          'RSN_STORE_UNREACHABLE',
+          `cannot reach ${where}: ${e.message ?? e.code ?? 'connection failed'}`,
+          { cause: err, details: { host: target.host } },
+        );
       }
-      return new StoreError('RSN_STORE_OPEN_FAILED', `cannot open the hub database on ${where}: ${e.message ?? String(err)}`, { cause: err, details: { host: target.host } });
+      return new StoreError(
+        'RSN_STORE_OPEN_FAILED',
+        `cannot open the hub database on ${where}: ${e.message ?? String(err)}`,
+        { cause: err, details: { host: target.host } },
+      );
   }
 }
 
@@ -107,8 +174,13 @@ export async function connectAndMigrate(url: string, target: PgTarget): Promise<
     }
   } catch (err) {
     if (err instanceof StoreError) throw err;
-    throw isUnavailable(err) ? connectionError(err, target)
-      : new StoreError('RSN_STORE_MIGRATION_FAILED', `migrating the hub database on ${target.display} failed: ${(err as Error).message}`, { cause: err });
+    throw isUnavailable(err)
+      ? connectionError(err, target)
+      : new StoreError(
+          'RSN_STORE_MIGRATION_FAILED',
+          `migrating the hub database on ${target.display} failed: ${(err as Error).message}`,
+          { cause: err },
+        );
   } finally {
     await client.end().catch(() => undefined);
   }

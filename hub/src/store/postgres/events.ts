@@ -18,25 +18,47 @@ export type StoreEvent =
 /** Compact payloads ("p:12:340", "s:7", "r:7", "i", "c"); pure, table-tested. */
 export function encodeEvent(e: StoreEvent): string {
   switch (e.kind) {
-    case 'published': return `p:${e.topicId}:${e.seq}`;
-    case 'subscription': return `s:${e.id}`;
-    case 'removed': return `r:${e.id}`;
-    case 'intent': return 'i';
-    case 'sources': return 'c';
-    case 'resync': return 'x';
+    case 'published':
+      return `p:${e.topicId}:${e.seq}`;
+    case 'subscription':
+      return `s:${e.id}`;
+    case 'removed':
+      return `r:${e.id}`;
+    case 'intent':
+      return 'i';
+    case 'sources':
+      return 'c';
+    case 'resync':
+      return 'x';
   }
 }
 
 export function decodeEvent(payload: string): StoreEvent | undefined {
   const [k, a, b] = payload.split(':');
-  const num = (v: string | undefined) => (v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined);
+  const num = (v: string | undefined) =>
+    v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined;
   switch (k) {
-    case 'p': { const topicId = num(a); const seq = num(b); return topicId !== undefined && seq !== undefined ? { kind: 'published', topicId, seq } : undefined; }
-    case 's': { const id = num(a); return id !== undefined ? { kind: 'subscription', id } : undefined; }
-    case 'r': { const id = num(a); return id !== undefined ? { kind: 'removed', id } : undefined; }
-    case 'i': return { kind: 'intent' };
-    case 'c': return { kind: 'sources' };
-    default: return undefined;
+    case 'p': {
+      const topicId = num(a);
+      const seq = num(b);
+      return topicId !== undefined && seq !== undefined
+        ? { kind: 'published', topicId, seq }
+        : undefined;
+    }
+    case 's': {
+      const id = num(a);
+      return id !== undefined ? { kind: 'subscription', id } : undefined;
+    }
+    case 'r': {
+      const id = num(a);
+      return id !== undefined ? { kind: 'removed', id } : undefined;
+    }
+    case 'i':
+      return { kind: 'intent' };
+    case 'c':
+      return { kind: 'sources' };
+    default:
+      return undefined;
   }
 }
 
@@ -50,7 +72,10 @@ export class StoreEvents {
   /** False while the listening connection is down. */
   connected = false;
 
-  constructor(private readonly url: string, private readonly enabled: boolean) {}
+  constructor(
+    private readonly url: string,
+    private readonly enabled: boolean,
+  ) {}
 
   on(handler: (e: StoreEvent) => void): () => void {
     this.handlers.add(handler);
@@ -83,7 +108,10 @@ export class StoreEvents {
       this.scheduleRetry();
       return;
     }
-    if (this.closed) { await client.end().catch(() => undefined); return; }
+    if (this.closed) {
+      await client.end().catch(() => undefined);
+      return;
+    }
     this.client = client;
     this.connected = true;
     this.sourcesMarker++;
@@ -92,14 +120,21 @@ export class StoreEvents {
 
   private scheduleRetry(): void {
     if (this.closed || this.retryTimer) return;
-    this.retryTimer = setTimeout(() => { this.retryTimer = undefined; void this.start(); }, 500);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      void this.start();
+    }, 500);
     this.retryTimer.unref();
   }
 
   private emit(e: StoreEvent): void {
     if (e.kind === 'sources') this.sourcesMarker++;
     for (const h of this.handlers) {
-      try { h(e); } catch { /* a handler's failure is its own business */ }
+      try {
+        h(e);
+      } catch {
+        /* a handler's failure is its own business */
+      }
     }
   }
 

@@ -12,10 +12,25 @@ import type { SignatureMethod } from '@rsnotify/shared';
 import { StoreError } from '../errors.js';
 import * as schema from './schema.js';
 import type {
-  ActivatedSubscription, CursorUpdate, HubRepository, Intent, NewIntent, NewNotification, SourceRecord,
-  StoredNotification, Subscription, SubscriptionCounts, TopicRecord,
+  ActivatedSubscription,
+  CursorUpdate,
+  HubRepository,
+  Intent,
+  NewIntent,
+  NewNotification,
+  SourceRecord,
+  StoredNotification,
+  Subscription,
+  SubscriptionCounts,
+  TopicRecord,
 } from '../repository.js';
-import { connectAndMigrate, createPool, describePgUrl, isUnavailable, type PgTarget } from './connection.js';
+import {
+  connectAndMigrate,
+  createPool,
+  describePgUrl,
+  isUnavailable,
+  type PgTarget,
+} from './connection.js';
 import { HUB_CHANNEL, StoreEvents, encodeEvent, type StoreEvent } from './events.js';
 import { PgClusterStore } from './cluster.js';
 
@@ -24,19 +39,37 @@ type SubscriptionRow = typeof schema.subscriptions.$inferSelect;
 
 export function toSubscription(row: SubscriptionRow, topicUrl: string): Subscription {
   return {
-    id: row.id, topicId: row.topicId, topicUrl, topicAsGiven: row.topicAsGiven, callback: row.callback,
-    secret: row.secret ?? undefined, algorithm: row.algorithm as SignatureMethod, leaseSeconds: row.leaseSeconds,
-    leaseExpiresAt: row.leaseExpiresAt, deliveredSeq: row.deliveredSeq, nextAttemptAt: row.nextAttemptAt,
-    attempts: row.attempts, firstFailedAt: row.firstFailedAt ?? undefined, lastStatus: row.lastStatus ?? undefined,
+    id: row.id,
+    topicId: row.topicId,
+    topicUrl,
+    topicAsGiven: row.topicAsGiven,
+    callback: row.callback,
+    secret: row.secret ?? undefined,
+    algorithm: row.algorithm as SignatureMethod,
+    leaseSeconds: row.leaseSeconds,
+    leaseExpiresAt: row.leaseExpiresAt,
+    deliveredSeq: row.deliveredSeq,
+    nextAttemptAt: row.nextAttemptAt,
+    attempts: row.attempts,
+    firstFailedAt: row.firstFailedAt ?? undefined,
+    lastStatus: row.lastStatus ?? undefined,
     lastError: row.lastError ?? undefined,
   };
 }
 
 function toIntent(row: typeof schema.intents.$inferSelect): Intent {
   return {
-    id: row.id, mode: row.mode, topicUrl: row.topicUrl, topicAsGiven: row.topicAsGiven, callback: row.callback,
-    secret: row.secret ?? undefined, leaseSeconds: row.leaseSeconds ?? undefined, reason: row.reason ?? undefined,
-    attempts: row.attempts, nextAttemptAt: row.nextAttemptAt, createdAt: row.createdAt,
+    id: row.id,
+    mode: row.mode,
+    topicUrl: row.topicUrl,
+    topicAsGiven: row.topicAsGiven,
+    callback: row.callback,
+    secret: row.secret ?? undefined,
+    leaseSeconds: row.leaseSeconds ?? undefined,
+    reason: row.reason ?? undefined,
+    attempts: row.attempts,
+    nextAttemptAt: row.nextAttemptAt,
+    createdAt: row.createdAt,
   };
 }
 
@@ -50,7 +83,10 @@ export interface PostgresRepository extends HubRepository {
 }
 
 /** Connects (one clear error line when it cannot), applies the migrations, starts listening. */
-export async function openPostgresRepository(url: string, options: { poolSize?: number; listen?: boolean } = {}): Promise<PostgresRepository> {
+export async function openPostgresRepository(
+  url: string,
+  options: { poolSize?: number; listen?: boolean } = {},
+): Promise<PostgresRepository> {
   const target = describePgUrl(url);
   await connectAndMigrate(url, target);
   const pool = createPool(url, options.poolSize ?? 16);
@@ -59,12 +95,18 @@ export async function openPostgresRepository(url: string, options: { poolSize?: 
   // A client losing its connection (idle, or checked out between two queries of a transaction) must
   // not crash the process with an unhandled 'error' event; the failing call reports it instead.
   pool.on('error', () => undefined);
-  pool.on('connect', (client) => { client.on('error', () => undefined); });
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   if (options.listen ?? true) await events.start();
   return repo;
 }
 
-type Pending = { n: NewNotification; resolve: (r: { topicId: number; seq: number }) => void; reject: (e: unknown) => void };
+type Pending = {
+  n: NewNotification;
+  resolve: (r: { topicId: number; seq: number }) => void;
+  reject: (e: unknown) => void;
+};
 
 class PgRepository implements PostgresRepository {
   private readonly db: Db;
@@ -74,7 +116,12 @@ class PgRepository implements PostgresRepository {
   private appending = false;
   private closed = false;
 
-  constructor(private readonly pool: pg.Pool, readonly target: PgTarget, readonly events: StoreEvents, url: string) {
+  constructor(
+    private readonly pool: pg.Pool,
+    readonly target: PgTarget,
+    readonly events: StoreEvents,
+    url: string,
+  ) {
     this.db = drizzle(pool, { schema });
     this.cluster = new PgClusterStore(pool, (fn) => this.call(fn), url);
   }
@@ -86,13 +133,19 @@ class PgRepository implements PostgresRepository {
     } catch (err) {
       if (err instanceof StoreError) throw err;
       if (this.closed || isUnavailable(err)) {
-        throw new StoreError('RSN_STORE_UNAVAILABLE', `database unavailable (${this.target.host}:${this.target.port}): ${(err as Error).message}`, { cause: err, details: { host: this.target.host } });
+        throw new StoreError(
+          'RSN_STORE_UNAVAILABLE',
+          `database unavailable (${this.target.host}:${this.target.port}): ${(err as Error).message}`,
+          { cause: err, details: { host: this.target.host } },
+        );
       }
       throw err;
     }
   }
 
-  private tx<T>(fn: (tx: Parameters<Parameters<Db['transaction']>[0]>[0]) => Promise<T>): Promise<T> {
+  private tx<T>(
+    fn: (tx: Parameters<Parameters<Db['transaction']>[0]>[0]) => Promise<T>,
+  ): Promise<T> {
     return this.call(() => this.db.transaction(fn));
   }
 
@@ -102,34 +155,81 @@ class PgRepository implements PostgresRepository {
 
   // --- tenants -------------------------------------------------------------------------------
 
-  async addSource(s: { name: string; tokenHash: string; topicPrefixes: readonly string[]; callbackPrefixes: readonly string[]; now: number }): Promise<SourceRecord> {
+  async addSource(s: {
+    name: string;
+    tokenHash: string;
+    topicPrefixes: readonly string[];
+    callbackPrefixes: readonly string[];
+    now: number;
+  }): Promise<SourceRecord> {
     return this.tx(async (tx) => {
-      const [existing] = await tx.select().from(schema.sources).where(eq(schema.sources.name, s.name));
-      if (existing) throw new StoreError('RSN_SOURCE_EXISTS', `a Source named ${JSON.stringify(s.name)} exists already`, { details: { name: s.name } });
-      const taken = s.topicPrefixes.length === 0 ? [] : await tx.select().from(schema.sourcePrefixes)
-        .where(inArray(schema.sourcePrefixes.prefix, [...s.topicPrefixes]));
+      const [existing] = await tx
+        .select()
+        .from(schema.sources)
+        .where(eq(schema.sources.name, s.name));
+      if (existing)
+        throw new StoreError(
+          'RSN_SOURCE_EXISTS',
+          `a Source named ${JSON.stringify(s.name)} exists already`,
+          { details: { name: s.name } },
+        );
+      const taken =
+        s.topicPrefixes.length === 0
+          ? []
+          : await tx
+              .select()
+              .from(schema.sourcePrefixes)
+              .where(inArray(schema.sourcePrefixes.prefix, [...s.topicPrefixes]));
       if (taken.length > 0) {
-        throw new StoreError('RSN_PREFIX_TAKEN', `topic prefix ${taken[0]!.prefix} belongs to another Source`, { details: { prefix: taken[0]!.prefix } });
+        throw new StoreError(
+          'RSN_PREFIX_TAKEN',
+          `topic prefix ${taken[0]!.prefix} belongs to another Source`,
+          { details: { prefix: taken[0]!.prefix } },
+        );
       }
-      const [row] = await tx.insert(schema.sources).values({ name: s.name, tokenHash: s.tokenHash, createdAt: s.now }).returning();
+      const [row] = await tx
+        .insert(schema.sources)
+        .values({ name: s.name, tokenHash: s.tokenHash, createdAt: s.now })
+        .returning();
       const topicPrefixes = [...new Set(s.topicPrefixes)];
       const callbackPrefixes = [...new Set(s.callbackPrefixes)];
-      if (topicPrefixes.length) await tx.insert(schema.sourcePrefixes).values(topicPrefixes.map((prefix) => ({ sourceId: row!.id, prefix })));
-      if (callbackPrefixes.length) await tx.insert(schema.sourceCallbackPrefixes).values(callbackPrefixes.map((prefix) => ({ sourceId: row!.id, prefix })));
+      if (topicPrefixes.length)
+        await tx
+          .insert(schema.sourcePrefixes)
+          .values(topicPrefixes.map((prefix) => ({ sourceId: row!.id, prefix })));
+      if (callbackPrefixes.length)
+        await tx
+          .insert(schema.sourceCallbackPrefixes)
+          .values(callbackPrefixes.map((prefix) => ({ sourceId: row!.id, prefix })));
       await this.notify(tx, { kind: 'sources' });
-      return { id: row!.id, name: row!.name, tokenHash: row!.tokenHash, topicPrefixes, callbackPrefixes, createdAt: row!.createdAt };
+      return {
+        id: row!.id,
+        name: row!.name,
+        tokenHash: row!.tokenHash,
+        topicPrefixes,
+        callbackPrefixes,
+        createdAt: row!.createdAt,
+      };
     }).catch((err: unknown) => {
       // Two processes adding at once: the unique indexes decide, with the same codes as the check above.
-      const c = (err as { code?: string; constraint?: string });
-      if (c.code === '23505' && c.constraint === 'sources_name_unique') throw new StoreError('RSN_SOURCE_EXISTS', `a Source named ${JSON.stringify(s.name)} exists already`);
-      if (c.code === '23505' && c.constraint === 'source_prefixes_prefix_unique') throw new StoreError('RSN_PREFIX_TAKEN', 'a topic prefix belongs to another Source');
+      const c = err as { code?: string; constraint?: string };
+      if (c.code === '23505' && c.constraint === 'sources_name_unique')
+        throw new StoreError(
+          'RSN_SOURCE_EXISTS',
+          `a Source named ${JSON.stringify(s.name)} exists already`,
+        );
+      if (c.code === '23505' && c.constraint === 'source_prefixes_prefix_unique')
+        throw new StoreError('RSN_PREFIX_TAKEN', 'a topic prefix belongs to another Source');
       throw err;
     });
   }
 
   async removeSource(name: string): Promise<boolean> {
     return this.tx(async (tx) => {
-      const rows = await tx.delete(schema.sources).where(eq(schema.sources.name, name)).returning({ id: schema.sources.id });
+      const rows = await tx
+        .delete(schema.sources)
+        .where(eq(schema.sources.name, name))
+        .returning({ id: schema.sources.id });
       if (rows.length > 0) await this.notify(tx, { kind: 'sources' });
       return rows.length > 0;
     });
@@ -138,10 +238,19 @@ class PgRepository implements PostgresRepository {
   async listSources(): Promise<SourceRecord[]> {
     return this.call(async () => {
       const rows = await this.db.select().from(schema.sources).orderBy(asc(schema.sources.name));
-      const prefixes = await this.db.select().from(schema.sourcePrefixes).orderBy(asc(schema.sourcePrefixes.id));
-      const callbacks = await this.db.select().from(schema.sourceCallbackPrefixes).orderBy(asc(schema.sourceCallbackPrefixes.id));
+      const prefixes = await this.db
+        .select()
+        .from(schema.sourcePrefixes)
+        .orderBy(asc(schema.sourcePrefixes.id));
+      const callbacks = await this.db
+        .select()
+        .from(schema.sourceCallbackPrefixes)
+        .orderBy(asc(schema.sourceCallbackPrefixes.id));
       return rows.map((r) => ({
-        id: r.id, name: r.name, tokenHash: r.tokenHash, createdAt: r.createdAt,
+        id: r.id,
+        name: r.name,
+        tokenHash: r.tokenHash,
+        createdAt: r.createdAt,
         topicPrefixes: prefixes.filter((p) => p.sourceId === r.id).map((p) => p.prefix),
         callbackPrefixes: callbacks.filter((p) => p.sourceId === r.id).map((p) => p.prefix),
       }));
@@ -158,7 +267,8 @@ class PgRepository implements PostgresRepository {
   appendNotification(n: NewNotification): Promise<{ topicId: number; seq: number }> {
     return new Promise((resolve, reject) => {
       this.pendingAppends.push({ n, resolve, reject });
-      if (!this.appending && this.pendingAppends.length === 1) setImmediate(() => void this.flushAppends());
+      if (!this.appending && this.pendingAppends.length === 1)
+        setImmediate(() => void this.flushAppends());
     });
   }
 
@@ -173,13 +283,20 @@ class PgRepository implements PostgresRepository {
           const results = await this.appendBatch(batch.map((b) => b.n));
           for (let i = 0; i < batch.length; i++) batch[i]!.resolve(results[i]!);
         } catch (err) {
-          if (batch.length === 1 || (err instanceof StoreError && err.code === 'RSN_STORE_UNAVAILABLE')) {
+          if (
+            batch.length === 1 ||
+            (err instanceof StoreError && err.code === 'RSN_STORE_UNAVAILABLE')
+          ) {
             for (const b of batch) b.reject(err);
             continue;
           }
           // One bad row must not fail its neighbours: retry them one transaction each.
           for (const b of batch) {
-            try { b.resolve((await this.appendBatch([b.n]))[0]!); } catch (e) { b.reject(e); }
+            try {
+              b.resolve((await this.appendBatch([b.n]))[0]!);
+            } catch (e) {
+              b.reject(e);
+            }
           }
         }
       }
@@ -188,7 +305,9 @@ class PgRepository implements PostgresRepository {
     }
   }
 
-  private appendBatch(batch: readonly NewNotification[]): Promise<{ topicId: number; seq: number }[]> {
+  private appendBatch(
+    batch: readonly NewNotification[],
+  ): Promise<{ topicId: number; seq: number }[]> {
     return this.call(async () => {
       const client = await this.pool.connect();
       try {
@@ -218,11 +337,24 @@ class PgRepository implements PostgresRepository {
           name: 'rsn_insert_notifications',
           text: `INSERT INTO notifications (topic_id, seq, received_at, content_type, link_header, body)
                  SELECT * FROM unnest($1::int[], $2::int[], $3::bigint[], $4::text[], $5::text[], $6::bytea[])`,
-          values: [results.map((r) => r.topicId), results.map((r) => r.seq), batch.map((n) => n.receivedAt),
-            batch.map((n) => n.contentType), batch.map((n) => n.linkHeader), batch.map((n) => n.body)],
+          values: [
+            results.map((r) => r.topicId),
+            results.map((r) => r.seq),
+            batch.map((n) => n.receivedAt),
+            batch.map((n) => n.contentType),
+            batch.map((n) => n.linkHeader),
+            batch.map((n) => n.body),
+          ],
         });
         for (const end of ends.values()) {
-          await client.query({ name: 'rsn_notify', text: 'SELECT pg_notify($1, $2)', values: [HUB_CHANNEL, encodeEvent({ kind: 'published', topicId: end.id, seq: end.lastSeq })] });
+          await client.query({
+            name: 'rsn_notify',
+            text: 'SELECT pg_notify($1, $2)',
+            values: [
+              HUB_CHANNEL,
+              encodeEvent({ kind: 'published', topicId: end.id, seq: end.lastSeq }),
+            ],
+          });
         }
         await client.query('COMMIT');
         return results;
@@ -246,7 +378,12 @@ class PgRepository implements PostgresRepository {
     if (hit) return hit;
     const read = this.readNotification(topicId, seq);
     this.recentReads.set(key, read);
-    read.then((n) => { if (!n) this.recentReads.delete(key); }, () => this.recentReads.delete(key));
+    read.then(
+      (n) => {
+        if (!n) this.recentReads.delete(key);
+      },
+      () => this.recentReads.delete(key),
+    );
     if (this.recentReads.size > 512) this.recentReads.delete(this.recentReads.keys().next().value!);
     return read;
   }
@@ -263,16 +400,23 @@ class PgRepository implements PostgresRepository {
   }
 
   async listTopics(): Promise<TopicRecord[]> {
-    return this.call(() => this.db.select({ id: schema.topics.id, url: schema.topics.url, lastSeq: schema.topics.lastSeq }).from(schema.topics));
+    return this.call(() =>
+      this.db
+        .select({ id: schema.topics.id, url: schema.topics.url, lastSeq: schema.topics.lastSeq })
+        .from(schema.topics),
+    );
   }
 
   async pruneNotifications(receivedBefore: number): Promise<number> {
     return this.call(async () => {
-      const r = await this.pool.query(`
+      const r = await this.pool.query(
+        `
         DELETE FROM notifications n
          WHERE n.received_at < $1
            AND n.seq <= COALESCE((SELECT MIN(s.delivered_seq) FROM subscriptions s WHERE s.topic_id = n.topic_id),
-                                 (SELECT t.last_seq FROM topics t WHERE t.id = n.topic_id))`, [receivedBefore]);
+                                 (SELECT t.last_seq FROM topics t WHERE t.id = n.topic_id))`,
+        [receivedBefore],
+      );
       return r.rowCount ?? 0;
     });
   }
@@ -281,10 +425,16 @@ class PgRepository implements PostgresRepository {
 
   async listSubscriptions(filter: { topicUrl?: string } = {}): Promise<Subscription[]> {
     return this.call(async () => {
-      const q = this.db.select({ s: schema.subscriptions, url: schema.topics.url }).from(schema.subscriptions)
+      const q = this.db
+        .select({ s: schema.subscriptions, url: schema.topics.url })
+        .from(schema.subscriptions)
         .innerJoin(schema.topics, eq(schema.subscriptions.topicId, schema.topics.id));
-      const rows = filter.topicUrl === undefined ? await q.orderBy(asc(schema.subscriptions.id))
-        : await q.where(eq(schema.topics.url, filter.topicUrl)).orderBy(asc(schema.subscriptions.id));
+      const rows =
+        filter.topicUrl === undefined
+          ? await q.orderBy(asc(schema.subscriptions.id))
+          : await q
+              .where(eq(schema.topics.url, filter.topicUrl))
+              .orderBy(asc(schema.subscriptions.id));
       return rows.map((r) => toSubscription(r.s, r.url));
     });
   }
@@ -292,29 +442,67 @@ class PgRepository implements PostgresRepository {
   async activateSubscription(a: ActivatedSubscription): Promise<Subscription> {
     return this.tx(async (tx) => {
       // The topic row is locked for the transaction: its last_seq cannot move under the new cursor.
-      const [topic] = await tx.insert(schema.topics).values({ url: a.topicUrl, lastSeq: 0, createdAt: a.now })
-        .onConflictDoUpdate({ target: schema.topics.url, set: { lastSeq: sql`${schema.topics.lastSeq}` } })
+      const [topic] = await tx
+        .insert(schema.topics)
+        .values({ url: a.topicUrl, lastSeq: 0, createdAt: a.now })
+        .onConflictDoUpdate({
+          target: schema.topics.url,
+          set: { lastSeq: sql`${schema.topics.lastSeq}` },
+        })
         .returning({ id: schema.topics.id, lastSeq: schema.topics.lastSeq });
       const topicId = topic!.id;
-      const [existing] = await tx.select().from(schema.subscriptions)
-        .where(and(eq(schema.subscriptions.topicId, topicId), eq(schema.subscriptions.callback, a.callback))).for('update');
+      const [existing] = await tx
+        .select()
+        .from(schema.subscriptions)
+        .where(
+          and(
+            eq(schema.subscriptions.topicId, topicId),
+            eq(schema.subscriptions.callback, a.callback),
+          ),
+        )
+        .for('update');
       const lease = {
-        topicAsGiven: a.topicAsGiven, secret: a.secret ?? null, algorithm: a.algorithm, leaseSeconds: a.leaseSeconds,
-        leaseExpiresAt: a.leaseExpiresAt, updatedAt: a.now,
+        topicAsGiven: a.topicAsGiven,
+        secret: a.secret ?? null,
+        algorithm: a.algorithm,
+        leaseSeconds: a.leaseSeconds,
+        leaseExpiresAt: a.leaseExpiresAt,
+        updatedAt: a.now,
       };
       let row: SubscriptionRow;
       if (existing && existing.leaseExpiresAt <= a.now) {
         // WH-13: a renewal after the lease lapsed is a new subscription; its cursor restarts at the topic's end.
-        [row] = await tx.update(schema.subscriptions).set({
-          ...lease, deliveredSeq: topic!.lastSeq, attempts: 0, nextAttemptAt: 0, firstFailedAt: null, lastStatus: null, lastError: null,
-        }).where(eq(schema.subscriptions.id, existing.id)).returning() as [SubscriptionRow];
+        [row] = (await tx
+          .update(schema.subscriptions)
+          .set({
+            ...lease,
+            deliveredSeq: topic!.lastSeq,
+            attempts: 0,
+            nextAttemptAt: 0,
+            firstFailedAt: null,
+            lastStatus: null,
+            lastError: null,
+          })
+          .where(eq(schema.subscriptions.id, existing.id))
+          .returning()) as [SubscriptionRow];
       } else if (existing) {
         // WH-9: a verified re-subscription replaces lease and secret; the cursor stays where it is.
-        [row] = await tx.update(schema.subscriptions).set(lease).where(eq(schema.subscriptions.id, existing.id)).returning() as [SubscriptionRow];
+        [row] = (await tx
+          .update(schema.subscriptions)
+          .set(lease)
+          .where(eq(schema.subscriptions.id, existing.id))
+          .returning()) as [SubscriptionRow];
       } else {
-        [row] = await tx.insert(schema.subscriptions).values({
-          topicId, callback: a.callback, ...lease, deliveredSeq: topic!.lastSeq, createdAt: a.now,
-        }).returning() as [SubscriptionRow];
+        [row] = (await tx
+          .insert(schema.subscriptions)
+          .values({
+            topicId,
+            callback: a.callback,
+            ...lease,
+            deliveredSeq: topic!.lastSeq,
+            createdAt: a.now,
+          })
+          .returning()) as [SubscriptionRow];
       }
       await this.notify(tx, { kind: 'subscription', id: row.id });
       return toSubscription(row, a.topicUrl);
@@ -323,10 +511,20 @@ class PgRepository implements PostgresRepository {
 
   async removeSubscription(topicUrl: string, callback: string): Promise<Subscription | undefined> {
     return this.tx(async (tx) => {
-      const [topic] = await tx.select({ id: schema.topics.id }).from(schema.topics).where(eq(schema.topics.url, topicUrl));
+      const [topic] = await tx
+        .select({ id: schema.topics.id })
+        .from(schema.topics)
+        .where(eq(schema.topics.url, topicUrl));
       if (!topic) return undefined;
-      const [row] = await tx.delete(schema.subscriptions)
-        .where(and(eq(schema.subscriptions.topicId, topic.id), eq(schema.subscriptions.callback, callback))).returning();
+      const [row] = await tx
+        .delete(schema.subscriptions)
+        .where(
+          and(
+            eq(schema.subscriptions.topicId, topic.id),
+            eq(schema.subscriptions.callback, callback),
+          ),
+        )
+        .returning();
       if (!row) return undefined;
       await this.notify(tx, { kind: 'removed', id: row.id });
       return toSubscription(row, topicUrl);
@@ -335,7 +533,10 @@ class PgRepository implements PostgresRepository {
 
   async removeSubscriptionById(id: number): Promise<void> {
     await this.tx(async (tx) => {
-      const rows = await tx.delete(schema.subscriptions).where(eq(schema.subscriptions.id, id)).returning({ id: schema.subscriptions.id });
+      const rows = await tx
+        .delete(schema.subscriptions)
+        .where(eq(schema.subscriptions.id, id))
+        .returning({ id: schema.subscriptions.id });
       if (rows.length > 0) await this.notify(tx, { kind: 'removed', id });
     });
   }
@@ -355,16 +556,31 @@ class PgRepository implements PostgresRepository {
                  FROM unnest($1::int[], $2::int[], $3::int[], $4::bigint[], $5::bigint[], $6::int[], $7::text[])
                    AS u(id, delivered_seq, attempts, next_attempt_at, first_failed_at, last_status, last_error)
                  WHERE s.id = u.id`,
-          values: [updates.map((u) => u.subscriptionId), updates.map((u) => u.deliveredSeq), updates.map((u) => u.attempts),
-            updates.map((u) => u.nextAttemptAt), updates.map((u) => u.firstFailedAt ?? null), updates.map((u) => u.lastStatus ?? null),
-            updates.map((u) => u.lastError ?? null), now],
+          values: [
+            updates.map((u) => u.subscriptionId),
+            updates.map((u) => u.deliveredSeq),
+            updates.map((u) => u.attempts),
+            updates.map((u) => u.nextAttemptAt),
+            updates.map((u) => u.firstFailedAt ?? null),
+            updates.map((u) => u.lastStatus ?? null),
+            updates.map((u) => u.lastError ?? null),
+            now,
+          ],
         });
         const gaveUp = updates.filter((u) => u.givenUp);
         if (gaveUp.length > 0) {
-          await client.query(`INSERT INTO given_up (subscription_id, topic_id, callback, seq, reason, at)
-                              SELECT *, $6::bigint FROM unnest($1::int[], $2::int[], $3::text[], $4::int[], $5::text[])`, [
-            gaveUp.map((u) => u.subscriptionId), gaveUp.map((u) => u.givenUp!.topicId), gaveUp.map((u) => u.givenUp!.callback),
-            gaveUp.map((u) => u.givenUp!.seq), gaveUp.map((u) => u.givenUp!.reason), now]);
+          await client.query(
+            `INSERT INTO given_up (subscription_id, topic_id, callback, seq, reason, at)
+                              SELECT *, $6::bigint FROM unnest($1::int[], $2::int[], $3::text[], $4::int[], $5::text[])`,
+            [
+              gaveUp.map((u) => u.subscriptionId),
+              gaveUp.map((u) => u.givenUp!.topicId),
+              gaveUp.map((u) => u.givenUp!.callback),
+              gaveUp.map((u) => u.givenUp!.seq),
+              gaveUp.map((u) => u.givenUp!.reason),
+              now,
+            ],
+          );
         }
         await client.query('COMMIT');
       } catch (err) {
@@ -378,10 +594,19 @@ class PgRepository implements PostgresRepository {
 
   async removeExpiredSubscriptions(now: number): Promise<Subscription[]> {
     return this.tx(async (tx) => {
-      const rows = await tx.delete(schema.subscriptions).where(lte(schema.subscriptions.leaseExpiresAt, now)).returning();
+      const rows = await tx
+        .delete(schema.subscriptions)
+        .where(lte(schema.subscriptions.leaseExpiresAt, now))
+        .returning();
       if (rows.length === 0) return [];
-      const urls = new Map((await tx.select({ id: schema.topics.id, url: schema.topics.url }).from(schema.topics)
-        .where(inArray(schema.topics.id, [...new Set(rows.map((r) => r.topicId))]))).map((t) => [t.id, t.url]));
+      const urls = new Map(
+        (
+          await tx
+            .select({ id: schema.topics.id, url: schema.topics.url })
+            .from(schema.topics)
+            .where(inArray(schema.topics.id, [...new Set(rows.map((r) => r.topicId))]))
+        ).map((t) => [t.id, t.url]),
+      );
       for (const r of rows) await this.notify(tx, { kind: 'removed', id: r.id });
       return rows.map((r) => toSubscription(r, urls.get(r.topicId) ?? ''));
     });
@@ -389,40 +614,71 @@ class PgRepository implements PostgresRepository {
 
   async countSubscriptions(now: number): Promise<SubscriptionCounts> {
     return this.call(async () => {
-      const r = await this.pool.query<{ active: number; expired: number; pending: number }>(`SELECT
+      const r = await this.pool.query<{ active: number; expired: number; pending: number }>(
+        `SELECT
           (SELECT COUNT(*) FROM subscriptions WHERE lease_expires_at > $1)::int AS active,
           (SELECT COUNT(*) FROM subscriptions WHERE lease_expires_at <= $1)::int AS expired,
-          (SELECT COUNT(*) FROM intents)::int AS pending`, [now]);
+          (SELECT COUNT(*) FROM intents)::int AS pending`,
+        [now],
+      );
       return r.rows[0]!;
     });
   }
 
   async countGivenUp(): Promise<number> {
-    return this.call(async () => (await this.pool.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM given_up')).rows[0]!.n);
+    return this.call(
+      async () =>
+        (await this.pool.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM given_up')).rows[0]!
+          .n,
+    );
   }
 
   // --- intents --------------------------------------------------------------------------------
 
   async addIntent(i: NewIntent): Promise<Intent> {
     return this.tx(async (tx) => {
-      await tx.delete(schema.intents).where(and(eq(schema.intents.topicUrl, i.topicUrl), eq(schema.intents.callback, i.callback)));
-      const [row] = await tx.insert(schema.intents).values({
-        mode: i.mode, topicUrl: i.topicUrl, topicAsGiven: i.topicAsGiven, callback: i.callback, secret: i.secret ?? null,
-        leaseSeconds: i.leaseSeconds ?? null, reason: i.reason ?? null, nextAttemptAt: i.nextAttemptAt, createdAt: i.createdAt,
-      }).returning();
+      await tx
+        .delete(schema.intents)
+        .where(
+          and(eq(schema.intents.topicUrl, i.topicUrl), eq(schema.intents.callback, i.callback)),
+        );
+      const [row] = await tx
+        .insert(schema.intents)
+        .values({
+          mode: i.mode,
+          topicUrl: i.topicUrl,
+          topicAsGiven: i.topicAsGiven,
+          callback: i.callback,
+          secret: i.secret ?? null,
+          leaseSeconds: i.leaseSeconds ?? null,
+          reason: i.reason ?? null,
+          nextAttemptAt: i.nextAttemptAt,
+          createdAt: i.createdAt,
+        })
+        .returning();
       await this.notify(tx, { kind: 'intent' });
       return toIntent(row!);
     });
   }
 
   async dueIntents(now: number, limit: number): Promise<Intent[]> {
-    return this.call(async () => (await this.db.select().from(schema.intents).where(lte(schema.intents.nextAttemptAt, now))
-      .orderBy(asc(schema.intents.id)).limit(limit)).map(toIntent));
+    return this.call(async () =>
+      (
+        await this.db
+          .select()
+          .from(schema.intents)
+          .where(lte(schema.intents.nextAttemptAt, now))
+          .orderBy(asc(schema.intents.id))
+          .limit(limit)
+      ).map(toIntent),
+    );
   }
 
   async nextIntentDueAt(): Promise<number | undefined> {
     return this.call(async () => {
-      const [row] = await this.db.select({ at: sql<string | number | null>`MIN(${schema.intents.nextAttemptAt})` }).from(schema.intents);
+      const [row] = await this.db
+        .select({ at: sql<string | number | null>`MIN(${schema.intents.nextAttemptAt})` })
+        .from(schema.intents);
       return row?.at === null || row?.at === undefined ? undefined : Number(row.at);
     });
   }
@@ -432,7 +688,12 @@ class PgRepository implements PostgresRepository {
   }
 
   async rescheduleIntent(id: number, attempts: number, nextAttemptAt: number): Promise<void> {
-    await this.call(() => this.db.update(schema.intents).set({ attempts, nextAttemptAt }).where(eq(schema.intents.id, id)));
+    await this.call(() =>
+      this.db
+        .update(schema.intents)
+        .set({ attempts, nextAttemptAt })
+        .where(eq(schema.intents.id, id)),
+    );
   }
 
   async ping(): Promise<void> {

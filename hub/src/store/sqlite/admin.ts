@@ -8,7 +8,13 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type {
-  AdminStore, AdminTokenRecord, ClusterCounters, GivenUpRecord, RejectionRecord, SubscriptionDeliveryRow, TopicStats,
+  AdminStore,
+  AdminTokenRecord,
+  ClusterCounters,
+  GivenUpRecord,
+  RejectionRecord,
+  SubscriptionDeliveryRow,
+  TopicStats,
 } from '../../admin/store.js';
 import { StoreError } from '../errors.js';
 
@@ -16,22 +22,54 @@ const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.u
 /** The rejection log keeps this many newest rows. */
 const REJECTIONS_KEPT = 500;
 
-interface TokenRow { id: number; name: string; token_hash: string; created_at: number; last_used_at: number | null }
+interface TokenRow {
+  id: number;
+  name: string;
+  token_hash: string;
+  created_at: number;
+  last_used_at: number | null;
+}
 interface DeliveryRow {
-  id: number; url: string; callback: string; secret: string | null; lease_expires_at: number; delivered_seq: number;
-  last_seq: number; attempts: number; first_failed_at: number | null; next_attempt_at: number; last_status: number | null;
-  last_error: string | null; given_up: number;
+  id: number;
+  url: string;
+  callback: string;
+  secret: string | null;
+  lease_expires_at: number;
+  delivered_seq: number;
+  last_seq: number;
+  attempts: number;
+  first_failed_at: number | null;
+  next_attempt_at: number;
+  last_status: number | null;
+  last_error: string | null;
+  given_up: number;
 }
 
 function toToken(r: TokenRow): AdminTokenRecord {
-  return { id: r.id, name: r.name, tokenHash: r.token_hash, createdAt: r.created_at, lastUsedAt: r.last_used_at ?? undefined };
+  return {
+    id: r.id,
+    name: r.name,
+    tokenHash: r.token_hash,
+    createdAt: r.created_at,
+    lastUsedAt: r.last_used_at ?? undefined,
+  };
 }
 
 function toDelivery(r: DeliveryRow): SubscriptionDeliveryRow {
   return {
-    id: r.id, topicUrl: r.url, callback: r.callback, signed: r.secret !== null, leaseExpiresAt: r.lease_expires_at,
-    deliveredSeq: r.delivered_seq, topicLastSeq: r.last_seq, attempts: r.attempts, firstFailedAt: r.first_failed_at ?? undefined,
-    nextAttemptAt: r.next_attempt_at, lastStatus: r.last_status ?? undefined, lastError: r.last_error ?? undefined, givenUp: r.given_up,
+    id: r.id,
+    topicUrl: r.url,
+    callback: r.callback,
+    signed: r.secret !== null,
+    leaseExpiresAt: r.lease_expires_at,
+    deliveredSeq: r.delivered_seq,
+    topicLastSeq: r.last_seq,
+    attempts: r.attempts,
+    firstFailedAt: r.first_failed_at ?? undefined,
+    nextAttemptAt: r.next_attempt_at,
+    lastStatus: r.last_status ?? undefined,
+    lastError: r.last_error ?? undefined,
+    givenUp: r.given_up,
   };
 }
 
@@ -46,7 +84,10 @@ export function openSqliteAdminStore(file: string): AdminStore {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     sqlite = new Database(file);
   } catch (err) {
-    throw new StoreError('RSN_STORE_OPEN_FAILED', `cannot open hub database ${file}`, { cause: err, details: { file } });
+    throw new StoreError('RSN_STORE_OPEN_FAILED', `cannot open hub database ${file}`, {
+      cause: err,
+      details: { file },
+    });
   }
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('busy_timeout = 5000');
@@ -58,21 +99,34 @@ export function openSqliteAdminStore(file: string): AdminStore {
 class SqliteAdminStore implements AdminStore {
   constructor(private readonly sqlite: Database.Database) {}
 
-  async addAdminToken(t: { name: string; tokenHash: string; now: number }): Promise<AdminTokenRecord> {
+  async addAdminToken(t: {
+    name: string;
+    tokenHash: string;
+    now: number;
+  }): Promise<AdminTokenRecord> {
     try {
-      const row = this.sqlite.prepare('INSERT INTO admin_tokens (name, token_hash, created_at) VALUES (?, ?, ?) RETURNING *')
+      const row = this.sqlite
+        .prepare(
+          'INSERT INTO admin_tokens (name, token_hash, created_at) VALUES (?, ?, ?) RETURNING *',
+        )
         .get(t.name, t.tokenHash, t.now) as TokenRow;
       return toToken(row);
     } catch (err) {
       if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
-        throw new StoreError('RSN_ADMIN_TOKEN_EXISTS', `an admin token named ${JSON.stringify(t.name)} exists already`, { details: { name: t.name } });
+        throw new StoreError(
+          'RSN_ADMIN_TOKEN_EXISTS',
+          `an admin token named ${JSON.stringify(t.name)} exists already`,
+          { details: { name: t.name } },
+        );
       }
       throw err;
     }
   }
 
   async listAdminTokens(): Promise<AdminTokenRecord[]> {
-    return (this.sqlite.prepare('SELECT * FROM admin_tokens ORDER BY name').all() as TokenRow[]).map(toToken);
+    return (
+      this.sqlite.prepare('SELECT * FROM admin_tokens ORDER BY name').all() as TokenRow[]
+    ).map(toToken);
   }
 
   async revokeAdminToken(name: string): Promise<boolean> {
@@ -80,7 +134,9 @@ class SqliteAdminStore implements AdminStore {
   }
 
   async findAdminTokenByHash(tokenHash: string): Promise<AdminTokenRecord | undefined> {
-    const row = this.sqlite.prepare('SELECT * FROM admin_tokens WHERE token_hash = ?').get(tokenHash) as TokenRow | undefined;
+    const row = this.sqlite
+      .prepare('SELECT * FROM admin_tokens WHERE token_hash = ?')
+      .get(tokenHash) as TokenRow | undefined;
     return row ? toToken(row) : undefined;
   }
 
@@ -88,17 +144,29 @@ class SqliteAdminStore implements AdminStore {
     this.sqlite.prepare('UPDATE admin_tokens SET last_used_at = ? WHERE id = ?').run(now, id);
   }
 
-  async createSession(s: { sessionHash: string; adminTokenId: number; now: number; expiresAt: number }): Promise<void> {
+  async createSession(s: {
+    sessionHash: string;
+    adminTokenId: number;
+    now: number;
+    expiresAt: number;
+  }): Promise<void> {
     this.sqlite.transaction(() => {
       this.sqlite.prepare('DELETE FROM admin_sessions WHERE expires_at <= ?').run(s.now);
-      this.sqlite.prepare('INSERT INTO admin_sessions (session_hash, admin_token_id, created_at, expires_at) VALUES (?, ?, ?, ?)')
+      this.sqlite
+        .prepare(
+          'INSERT INTO admin_sessions (session_hash, admin_token_id, created_at, expires_at) VALUES (?, ?, ?, ?)',
+        )
         .run(s.sessionHash, s.adminTokenId, s.now, s.expiresAt);
     })();
   }
 
   async findSession(sessionHash: string, now: number): Promise<AdminTokenRecord | undefined> {
-    const row = this.sqlite.prepare(`SELECT t.* FROM admin_sessions s JOIN admin_tokens t ON t.id = s.admin_token_id
-      WHERE s.session_hash = ? AND s.expires_at > ?`).get(sessionHash, now) as TokenRow | undefined;
+    const row = this.sqlite
+      .prepare(
+        `SELECT t.* FROM admin_sessions s JOIN admin_tokens t ON t.id = s.admin_token_id
+      WHERE s.session_hash = ? AND s.expires_at > ?`,
+      )
+      .get(sessionHash, now) as TokenRow | undefined;
     return row ? toToken(row) : undefined;
   }
 
@@ -106,39 +174,65 @@ class SqliteAdminStore implements AdminStore {
     this.sqlite.prepare('DELETE FROM admin_sessions WHERE session_hash = ?').run(sessionHash);
   }
 
-  async recordRejection(r: { at: number; status: number; kind: string; reason: string }): Promise<void> {
-    const id = this.sqlite.prepare('INSERT INTO admin_rejections (at, status, kind, reason) VALUES (?, ?, ?, ?) RETURNING id').pluck()
+  async recordRejection(r: {
+    at: number;
+    status: number;
+    kind: string;
+    reason: string;
+  }): Promise<void> {
+    const id = this.sqlite
+      .prepare(
+        'INSERT INTO admin_rejections (at, status, kind, reason) VALUES (?, ?, ?, ?) RETURNING id',
+      )
+      .pluck()
       .get(r.at, r.status, r.kind, r.reason.slice(0, 500)) as number;
-    if (id % 50 === 0) this.sqlite.prepare('DELETE FROM admin_rejections WHERE id <= ?').run(id - REJECTIONS_KEPT);
+    if (id % 50 === 0)
+      this.sqlite.prepare('DELETE FROM admin_rejections WHERE id <= ?').run(id - REJECTIONS_KEPT);
   }
 
   async recentRejections(limit: number): Promise<RejectionRecord[]> {
-    return this.sqlite.prepare('SELECT id, at, status, kind, reason FROM admin_rejections ORDER BY id DESC LIMIT ?').all(limit) as RejectionRecord[];
+    return this.sqlite
+      .prepare('SELECT id, at, status, kind, reason FROM admin_rejections ORDER BY id DESC LIMIT ?')
+      .all(limit) as RejectionRecord[];
   }
 
   async setSourceTokenHash(name: string, tokenHash: string): Promise<boolean> {
-    return this.sqlite.prepare('UPDATE sources SET token_hash = ? WHERE name = ?').run(tokenHash, name).changes > 0;
+    return (
+      this.sqlite.prepare('UPDATE sources SET token_hash = ? WHERE name = ?').run(tokenHash, name)
+        .changes > 0
+    );
   }
 
   async topicStats(now: number, windowMs: number): Promise<TopicStats[]> {
-    return this.sqlite.prepare(`SELECT t.id, t.url, t.last_seq AS lastSeq,
+    return this.sqlite
+      .prepare(
+        `SELECT t.id, t.url, t.last_seq AS lastSeq,
         (SELECT COUNT(*) FROM subscriptions s WHERE s.topic_id = t.id AND s.lease_expires_at > ?) AS subscribers,
         (SELECT COUNT(*) FROM notifications n WHERE n.topic_id = t.id AND n.received_at > ?) AS recentNotifications
-      FROM topics t ORDER BY t.url`).all(now, now - windowMs) as TopicStats[];
+      FROM topics t ORDER BY t.url`,
+      )
+      .all(now, now - windowMs) as TopicStats[];
   }
 
   async subscriptionDeliveries(): Promise<SubscriptionDeliveryRow[]> {
-    return (this.sqlite.prepare(`${DELIVERY_SELECT} ORDER BY s.id`).all() as DeliveryRow[]).map(toDelivery);
+    return (this.sqlite.prepare(`${DELIVERY_SELECT} ORDER BY s.id`).all() as DeliveryRow[]).map(
+      toDelivery,
+    );
   }
 
   async subscriptionDelivery(id: number): Promise<SubscriptionDeliveryRow | undefined> {
-    const row = this.sqlite.prepare(`${DELIVERY_SELECT} WHERE s.id = ?`).get(id) as DeliveryRow | undefined;
+    const row = this.sqlite.prepare(`${DELIVERY_SELECT} WHERE s.id = ?`).get(id) as
+      DeliveryRow | undefined;
     return row ? toDelivery(row) : undefined;
   }
 
   async listGivenUp(subscriptionId: number): Promise<GivenUpRecord[]> {
-    return this.sqlite.prepare(`SELECT id, subscription_id AS subscriptionId, topic_id AS topicId, seq, reason, at
-      FROM given_up WHERE subscription_id = ? ORDER BY seq`).all(subscriptionId) as GivenUpRecord[];
+    return this.sqlite
+      .prepare(
+        `SELECT id, subscription_id AS subscriptionId, topic_id AS topicId, seq, reason, at
+      FROM given_up WHERE subscription_id = ? ORDER BY seq`,
+      )
+      .all(subscriptionId) as GivenUpRecord[];
   }
 
   async deleteGivenUp(id: number): Promise<void> {
@@ -153,13 +247,16 @@ class SqliteAdminStore implements AdminStore {
   }
 
   async counters(now: number): Promise<ClusterCounters> {
-    return this.sqlite.prepare(`SELECT
+    return this.sqlite
+      .prepare(
+        `SELECT
         (SELECT COUNT(*) FROM subscriptions WHERE lease_expires_at > ?) AS activeSubscriptions,
         (SELECT COUNT(*) FROM intents) AS pendingIntents,
         (SELECT COALESCE(SUM(MAX(0, t.last_seq - s.delivered_seq)), 0) FROM subscriptions s JOIN topics t ON t.id = s.topic_id) AS queueDepth,
         (SELECT COUNT(*) FROM given_up) AS givenUp,
         (SELECT COUNT(*) FROM notifications WHERE received_at > ?) AS notificationsLastMinute,
-        (SELECT COUNT(*) FROM admin_rejections WHERE at > ?) AS rejectionsLastHour`)
+        (SELECT COUNT(*) FROM admin_rejections WHERE at > ?) AS rejectionsLastHour`,
+      )
       .get(now, now - 60_000, now - 3_600_000) as ClusterCounters;
   }
 

@@ -5,7 +5,13 @@ import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { asc, eq } from 'drizzle-orm';
 import { RsnotifyError } from '@rsnotify/shared';
 import * as schema from '../bridge-schema.js';
-import type { BridgedSourceRecord, BridgeListState, BridgePosition, BridgeRepository, NewBridgedSource } from '../bridge-repository.js';
+import type {
+  BridgedSourceRecord,
+  BridgeListState,
+  BridgePosition,
+  BridgeRepository,
+  NewBridgedSource,
+} from '../bridge-repository.js';
 import type { NewNotification } from '../repository.js';
 
 type SourceRow = typeof schema.bridgeSources.$inferSelect;
@@ -15,10 +21,15 @@ const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
 
 function toList(r: ListRow): BridgeListState {
   return {
-    url: r.url, consumed: r.consumed, complete: r.complete,
-    ...(r.listFrom !== null ? { from: r.listFrom } : {}), ...(r.listUntil !== null ? { until: r.listUntil } : {}),
-    ...(r.lastKey !== null ? { lastKey: r.lastKey } : {}), ...(r.coveredTo !== null ? { coveredTo: r.coveredTo } : {}),
-    ...(r.etag !== null ? { etag: r.etag } : {}), ...(r.lastModified !== null ? { lastModified: r.lastModified } : {}),
+    url: r.url,
+    consumed: r.consumed,
+    complete: r.complete,
+    ...(r.listFrom !== null ? { from: r.listFrom } : {}),
+    ...(r.listUntil !== null ? { until: r.listUntil } : {}),
+    ...(r.lastKey !== null ? { lastKey: r.lastKey } : {}),
+    ...(r.coveredTo !== null ? { coveredTo: r.coveredTo } : {}),
+    ...(r.etag !== null ? { etag: r.etag } : {}),
+    ...(r.lastModified !== null ? { lastModified: r.lastModified } : {}),
   };
 }
 
@@ -34,65 +45,118 @@ function toRecord(r: SourceRow, lists: readonly ListRow[]): BridgedSourceRecord 
     lists: lists.map(toList),
   };
   return {
-    id: r.id, name: r.name, pollUrl: r.pollUrl, intervalMs: r.intervalMs, createdAt: r.createdAt,
-    lastPollAt: opt(r.lastPollAt), lastError: opt(r.lastError), position,
+    id: r.id,
+    name: r.name,
+    pollUrl: r.pollUrl,
+    intervalMs: r.intervalMs,
+    createdAt: r.createdAt,
+    lastPollAt: opt(r.lastPollAt),
+    lastError: opt(r.lastError),
+    position,
   };
 }
 
 export function createSqliteBridgeRepository(sqlite: Database.Database): BridgeRepository {
   const db: BetterSQLite3Database<typeof schema> = drizzle(sqlite, { schema });
-  const bumpTopic = sqlite.prepare('UPDATE topics SET last_seq = last_seq + 1 WHERE id = ? RETURNING last_seq').pluck();
+  const bumpTopic = sqlite
+    .prepare('UPDATE topics SET last_seq = last_seq + 1 WHERE id = ? RETURNING last_seq')
+    .pluck();
   const topicByUrl = sqlite.prepare('SELECT id FROM topics WHERE url = ?').pluck();
-  const insertTopic = sqlite.prepare('INSERT INTO topics (url, last_seq, created_at) VALUES (?, 0, ?) RETURNING id').pluck();
+  const insertTopic = sqlite
+    .prepare('INSERT INTO topics (url, last_seq, created_at) VALUES (?, 0, ?) RETURNING id')
+    .pluck();
   const insertNotification = sqlite.prepare(
-    'INSERT INTO notifications (topic_id, seq, received_at, content_type, link_header, body) VALUES (?, ?, ?, ?, ?, ?)');
+    'INSERT INTO notifications (topic_id, seq, received_at, content_type, link_header, body) VALUES (?, ?, ?, ?, ?, ?)',
+  );
 
   const read = (row: SourceRow | undefined): BridgedSourceRecord | undefined => {
     if (!row) return undefined;
-    const lists = db.select().from(schema.bridgeLists).where(eq(schema.bridgeLists.bridgeSourceId, row.id))
-      .orderBy(asc(schema.bridgeLists.ord)).all();
+    const lists = db
+      .select()
+      .from(schema.bridgeLists)
+      .where(eq(schema.bridgeLists.bridgeSourceId, row.id))
+      .orderBy(asc(schema.bridgeLists.ord))
+      .all();
     return toRecord(row, lists);
   };
-  const byName = (name: string) => read(db.select().from(schema.bridgeSources).where(eq(schema.bridgeSources.name, name)).get());
+  const byName = (name: string) =>
+    read(db.select().from(schema.bridgeSources).where(eq(schema.bridgeSources.name, name)).get());
 
   const savePosition = (id: number, p: BridgePosition): void => {
-    db.update(schema.bridgeSources).set({
-      capabilityListUrl: p.capabilityListUrl ?? null, changeListUrl: p.changeListUrl ?? null, discoveredAt: p.discoveredAt ?? null,
-      indexEtag: p.indexEtag ?? null, indexLastModified: p.indexLastModified ?? null,
-      coveredTo: p.coveredTo ?? null, chainFrom: p.chainFrom ?? null,
-    }).where(eq(schema.bridgeSources.id, id)).run();
+    db.update(schema.bridgeSources)
+      .set({
+        capabilityListUrl: p.capabilityListUrl ?? null,
+        changeListUrl: p.changeListUrl ?? null,
+        discoveredAt: p.discoveredAt ?? null,
+        indexEtag: p.indexEtag ?? null,
+        indexLastModified: p.indexLastModified ?? null,
+        coveredTo: p.coveredTo ?? null,
+        chainFrom: p.chainFrom ?? null,
+      })
+      .where(eq(schema.bridgeSources.id, id))
+      .run();
     db.delete(schema.bridgeLists).where(eq(schema.bridgeLists.bridgeSourceId, id)).run();
     p.lists.forEach((l, ord) => {
-      db.insert(schema.bridgeLists).values({
-        bridgeSourceId: id, url: l.url, ord, listFrom: l.from ?? null, listUntil: l.until ?? null, consumed: l.consumed,
-        lastKey: l.lastKey ?? null, complete: l.complete, coveredTo: l.coveredTo ?? null, etag: l.etag ?? null,
-        lastModified: l.lastModified ?? null,
-      }).run();
+      db.insert(schema.bridgeLists)
+        .values({
+          bridgeSourceId: id,
+          url: l.url,
+          ord,
+          listFrom: l.from ?? null,
+          listUntil: l.until ?? null,
+          consumed: l.consumed,
+          lastKey: l.lastKey ?? null,
+          complete: l.complete,
+          coveredTo: l.coveredTo ?? null,
+          etag: l.etag ?? null,
+          lastModified: l.lastModified ?? null,
+        })
+        .run();
     });
   };
 
   const insert = (s: NewBridgedSource): BridgedSourceRecord => {
-    const row = db.insert(schema.bridgeSources).values({ name: s.name, pollUrl: s.pollUrl, intervalMs: s.intervalMs, createdAt: s.now }).returning().get();
+    const row = db
+      .insert(schema.bridgeSources)
+      .values({ name: s.name, pollUrl: s.pollUrl, intervalMs: s.intervalMs, createdAt: s.now })
+      .returning()
+      .get();
     return toRecord(row, []);
   };
 
-  const commitTx = sqlite.transaction((id: number, position: BridgePosition, notifications: readonly NewNotification[], now: number) => {
-    const out = notifications.map((n) => {
-      const topicId = (topicByUrl.get(n.topicUrl) as number | undefined) ?? (insertTopic.get(n.topicUrl, n.receivedAt) as number);
-      const seq = bumpTopic.get(topicId) as number;
-      insertNotification.run(topicId, seq, n.receivedAt, n.contentType, n.linkHeader, n.body);
-      return { topicId, seq };
-    });
-    savePosition(id, position);
-    db.update(schema.bridgeSources).set({ lastPollAt: now, lastError: null }).where(eq(schema.bridgeSources.id, id)).run();
-    return out;
-  });
+  const commitTx = sqlite.transaction(
+    (
+      id: number,
+      position: BridgePosition,
+      notifications: readonly NewNotification[],
+      now: number,
+    ) => {
+      const out = notifications.map((n) => {
+        const topicId =
+          (topicByUrl.get(n.topicUrl) as number | undefined) ??
+          (insertTopic.get(n.topicUrl, n.receivedAt) as number);
+        const seq = bumpTopic.get(topicId) as number;
+        insertNotification.run(topicId, seq, n.receivedAt, n.contentType, n.linkHeader, n.body);
+        return { topicId, seq };
+      });
+      savePosition(id, position);
+      db.update(schema.bridgeSources)
+        .set({ lastPollAt: now, lastError: null })
+        .where(eq(schema.bridgeSources.id, id))
+        .run();
+      return out;
+    },
+  );
 
   return {
     async addBridgedSource(s) {
       return sqlite.transaction(() => {
         if (byName(s.name)) {
-          throw new RsnotifyError('RSN_BRIDGE_EXISTS', `a bridged Source named ${JSON.stringify(s.name)} exists already`, { details: { name: s.name } });
+          throw new RsnotifyError(
+            'RSN_BRIDGE_EXISTS',
+            `a bridged Source named ${JSON.stringify(s.name)} exists already`,
+            { details: { name: s.name } },
+          );
         }
         return insert(s);
       })();
@@ -107,17 +171,27 @@ export function createSqliteBridgeRepository(sqlite: Database.Database): BridgeR
           return insert(s);
         }
         if (existing.intervalMs !== s.intervalMs) {
-          db.update(schema.bridgeSources).set({ intervalMs: s.intervalMs }).where(eq(schema.bridgeSources.id, existing.id)).run();
+          db.update(schema.bridgeSources)
+            .set({ intervalMs: s.intervalMs })
+            .where(eq(schema.bridgeSources.id, existing.id))
+            .run();
           return { ...existing, intervalMs: s.intervalMs };
         }
         return existing;
       })();
     },
     async removeBridgedSource(name) {
-      return db.delete(schema.bridgeSources).where(eq(schema.bridgeSources.name, name)).run().changes > 0;
+      return (
+        db.delete(schema.bridgeSources).where(eq(schema.bridgeSources.name, name)).run().changes > 0
+      );
     },
     async listBridgedSources() {
-      return db.select().from(schema.bridgeSources).orderBy(asc(schema.bridgeSources.name)).all().map((r) => read(r)!);
+      return db
+        .select()
+        .from(schema.bridgeSources)
+        .orderBy(asc(schema.bridgeSources.name))
+        .all()
+        .map((r) => read(r)!);
     },
     async getBridgedSource(name) {
       return byName(name);
@@ -126,8 +200,10 @@ export function createSqliteBridgeRepository(sqlite: Database.Database): BridgeR
       return commitTx(id, position, notifications, now);
     },
     async recordPollOutcome(id, outcome) {
-      db.update(schema.bridgeSources).set({ lastPollAt: outcome.at, lastError: outcome.error?.slice(0, 500) ?? null })
-        .where(eq(schema.bridgeSources.id, id)).run();
+      db.update(schema.bridgeSources)
+        .set({ lastPollAt: outcome.at, lastError: outcome.error?.slice(0, 500) ?? null })
+        .where(eq(schema.bridgeSources.id, id))
+        .run();
     },
   };
 }

@@ -36,9 +36,12 @@ const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.u
 
 type Db = BetterSQLite3Database<typeof schema>;
 
-const RESOURCE_UPSERT = upsertSql(schema.resources, 'resources',
+const RESOURCE_UPSERT = upsertSql(
+  schema.resources,
+  'resources',
   ['sourceId', 'uri', 'path', 'sha256', 'length', 'lastChangeKey', 'updatedAt'],
-  ['sourceId', 'uri']);
+  ['sourceId', 'uri'],
+);
 
 /** null -> undefined, so records carry optional fields rather than nulls. */
 function clean<T extends object>(row: T): { [K in keyof T]: Exclude<T[K], null> | undefined } {
@@ -73,11 +76,19 @@ export class SqliteSubscriberStore implements SubscriberRepository {
     try {
       // Directory 0700 and file 0600 when created here (the file holds callback tokens and secrets).
       if (!options.readonly) prepareDatabaseFile(options.file);
-      this.sqlite = new Database(options.file, options.readonly ? { readonly: true, fileMustExist: true } : {});
+      this.sqlite = new Database(
+        options.file,
+        options.readonly ? { readonly: true, fileMustExist: true } : {},
+      );
     } catch (err) {
-      throw new StoreError('RSN_STORE_OPEN_FAILED', `cannot open database ${options.file}: ${describeOpenFailure(err)}`, {
-        cause: err, details: { file: options.file, errno: (err as { code?: string }).code },
-      });
+      throw new StoreError(
+        'RSN_STORE_OPEN_FAILED',
+        `cannot open database ${options.file}: ${describeOpenFailure(err)}`,
+        {
+          cause: err,
+          details: { file: options.file, errno: (err as { code?: string }).code },
+        },
+      );
     }
     this.sqlite.pragma('busy_timeout = 5000');
     if (!options.readonly) {
@@ -93,13 +104,23 @@ export class SqliteSubscriberStore implements SubscriberRepository {
 
   // ---- sources
   async ensureSource(name: string, url: string): Promise<SourceRecord> {
-    const existing = this.db.select().from(schema.sources).where(eq(schema.sources.name, name)).get();
+    const existing = this.db
+      .select()
+      .from(schema.sources)
+      .where(eq(schema.sources.name, name))
+      .get();
     if (existing) {
       if (existing.url !== url) {
         // A new URL means new discovery: forget what the old one led to.
-        this.db.update(schema.sources).set({ url, mode: 'unknown', discoveredAt: null }).where(eq(schema.sources.id, existing.id)).run();
+        this.db
+          .update(schema.sources)
+          .set({ url, mode: 'unknown', discoveredAt: null })
+          .where(eq(schema.sources.id, existing.id))
+          .run();
       }
-      return toSource(this.db.select().from(schema.sources).where(eq(schema.sources.id, existing.id)).get()!);
+      return toSource(
+        this.db.select().from(schema.sources).where(eq(schema.sources.id, existing.id)).get()!,
+      );
     }
     return toSource(this.db.insert(schema.sources).values({ name, url }).returning().get());
   }
@@ -118,17 +139,31 @@ export class SqliteSubscriberStore implements SubscriberRepository {
   }
 
   async countIgnoredDelivery(sourceId: number): Promise<void> {
-    this.db.update(schema.sources).set({ ignoredDeliveries: sql`${schema.sources.ignoredDeliveries} + 1` }).where(eq(schema.sources.id, sourceId)).run();
+    this.db
+      .update(schema.sources)
+      .set({ ignoredDeliveries: sql`${schema.sources.ignoredDeliveries} + 1` })
+      .where(eq(schema.sources.id, sourceId))
+      .run();
   }
 
   // ---- subscriptions
   async insertSubscription(sub: NewSubscription): Promise<SubscriptionRecord> {
     // Committed before the subscribe POST is sent (WS-7): the verification may beat the 202.
-    const row = this.db.insert(schema.subscriptions).values({ ...nullify(sub), updatedAt: sub.requestedAt } as typeof schema.subscriptions.$inferInsert).returning().get();
+    const row = this.db
+      .insert(schema.subscriptions)
+      .values({
+        ...nullify(sub),
+        updatedAt: sub.requestedAt,
+      } as typeof schema.subscriptions.$inferInsert)
+      .returning()
+      .get();
     return toSubscription(row);
   }
 
-  async updateSubscription(id: number, patch: SubscriptionPatch): Promise<SubscriptionRecord | undefined> {
+  async updateSubscription(
+    id: number,
+    patch: SubscriptionPatch,
+  ): Promise<SubscriptionRecord | undefined> {
     const row = this.db
       .update(schema.subscriptions)
       .set({ ...nullify(patch), updatedAt: patch.updatedAt ?? Date.now() })
@@ -171,7 +206,13 @@ export class SqliteSubscriberStore implements SubscriberRepository {
   }
 
   async listSubscriptions(sourceId: number): Promise<SubscriptionRecord[]> {
-    return this.db.select().from(schema.subscriptions).where(eq(schema.subscriptions.sourceId, sourceId)).orderBy(schema.subscriptions.id).all().map(toSubscription);
+    return this.db
+      .select()
+      .from(schema.subscriptions)
+      .where(eq(schema.subscriptions.sourceId, sourceId))
+      .orderBy(schema.subscriptions.id)
+      .all()
+      .map(toSubscription);
   }
 
   // ---- inbox
@@ -183,7 +224,18 @@ export class SqliteSubscriberStore implements SubscriberRepository {
     );
     const stmt = this.insertInboxStmt;
     return this.group.run(
-      () => Number(stmt.run(row.sourceId, row.subscriptionId ?? null, row.receivedAt, row.contentType ?? null, row.body, row.signature, 'new').lastInsertRowid),
+      () =>
+        Number(
+          stmt.run(
+            row.sourceId,
+            row.subscriptionId ?? null,
+            row.receivedAt,
+            row.contentType ?? null,
+            row.body,
+            row.signature,
+            'new',
+          ).lastInsertRowid,
+        ),
       true,
     );
   }
@@ -197,13 +249,21 @@ export class SqliteSubscriberStore implements SubscriberRepository {
     return this.db
       .select()
       .from(schema.inbox)
-      .where(and(eq(schema.inbox.sourceId, sourceId), inArray(schema.inbox.state, [...OPEN_INBOX_STATES])))
+      .where(
+        and(
+          eq(schema.inbox.sourceId, sourceId),
+          inArray(schema.inbox.state, [...OPEN_INBOX_STATES]),
+        ),
+      )
       .orderBy(schema.inbox.id)
       .all()
       .map(toInbox);
   }
 
-  async updateInbox(id: number, patch: { state?: InboxState; from?: string; until?: string; error?: string }): Promise<void> {
+  async updateInbox(
+    id: number,
+    patch: { state?: InboxState; from?: string; until?: string; error?: string },
+  ): Promise<void> {
     // Like the query builder's set(): keys whose value is undefined are left alone.
     const keys = Object.keys(patch).filter((k) => patch[k as keyof typeof patch] !== undefined);
     if (keys.length === 0) return;
@@ -214,29 +274,56 @@ export class SqliteSubscriberStore implements SubscriberRepository {
 
   async setInboxState(ids: readonly number[], state: InboxState): Promise<void> {
     if (ids.length === 0) return;
-    await this.group.run(() => this.db.update(schema.inbox).set({ state }).where(inArray(schema.inbox.id, [...ids])).run());
+    await this.group.run(() =>
+      this.db
+        .update(schema.inbox)
+        .set({ state })
+        .where(inArray(schema.inbox.id, [...ids]))
+        .run(),
+    );
   }
 
   async pruneInbox(sourceId: number, before: number): Promise<number> {
     const res = this.db
       .delete(schema.inbox)
-      .where(and(eq(schema.inbox.sourceId, sourceId), inArray(schema.inbox.state, ['applied', 'superseded', 'invalid']), lt(schema.inbox.receivedAt, before)))
+      .where(
+        and(
+          eq(schema.inbox.sourceId, sourceId),
+          inArray(schema.inbox.state, ['applied', 'superseded', 'invalid']),
+          lt(schema.inbox.receivedAt, before),
+        ),
+      )
       .run();
     return res.changes;
   }
 
   async pruneHistory(sourceId: number, before: number): Promise<number> {
     return this.group.run(() => {
-      const events = this.db.delete(schema.events).where(and(eq(schema.events.sourceId, sourceId), lt(schema.events.at, before))).run();
-      const catchUps = this.db.delete(schema.catchups)
-        .where(and(eq(schema.catchups.sourceId, sourceId), ne(schema.catchups.state, 'running'), lt(schema.catchups.startedAt, before))).run();
+      const events = this.db
+        .delete(schema.events)
+        .where(and(eq(schema.events.sourceId, sourceId), lt(schema.events.at, before)))
+        .run();
+      const catchUps = this.db
+        .delete(schema.catchups)
+        .where(
+          and(
+            eq(schema.catchups.sourceId, sourceId),
+            ne(schema.catchups.state, 'running'),
+            lt(schema.catchups.startedAt, before),
+          ),
+        )
+        .run();
       return events.changes + catchUps.changes;
     });
   }
 
   // ---- position
   async getPosition(sourceId: number): Promise<PositionRecord | undefined> {
-    const row = this.db.select().from(schema.position).where(eq(schema.position.sourceId, sourceId)).get();
+    const row = this.db
+      .select()
+      .from(schema.position)
+      .where(eq(schema.position.sourceId, sourceId))
+      .get();
     if (!row) return undefined;
     const { updatedAt: _u, ...rest } = clean(row);
     return rest as PositionRecord;
@@ -254,39 +341,75 @@ export class SqliteSubscriberStore implements SubscriberRepository {
   private getResourceStmt?: Database.Statement;
 
   async getResource(sourceId: number, uri: string): Promise<ResourceRecord | undefined> {
-    this.getResourceStmt ??= this.sqlite.prepare('SELECT uri, path, sha256, length, last_change_key FROM resources WHERE source_id = ? AND uri = ?');
+    this.getResourceStmt ??= this.sqlite.prepare(
+      'SELECT uri, path, sha256, length, last_change_key FROM resources WHERE source_id = ? AND uri = ?',
+    );
     const row = this.getResourceStmt.get(sourceId, uri) as
-      | { uri: string; path: string; sha256: string | null; length: number | null; last_change_key: string | null }
+      | {
+          uri: string;
+          path: string;
+          sha256: string | null;
+          length: number | null;
+          last_change_key: string | null;
+        }
       | undefined;
     if (!row) return undefined;
-    return clean({ uri: row.uri, path: row.path, sha256: row.sha256, length: row.length, lastChangeKey: row.last_change_key }) as ResourceRecord;
+    return clean({
+      uri: row.uri,
+      path: row.path,
+      sha256: row.sha256,
+      length: row.length,
+      lastChangeKey: row.last_change_key,
+    }) as ResourceRecord;
   }
 
   async setResource(sourceId: number, uri: string, rec: ResourceRecord | null): Promise<void> {
     const now = Date.now();
     await this.group.run(() => {
       if (rec === null) {
-        this.statements.get('DELETE FROM resources WHERE source_id = ? AND uri = ?')
+        this.statements
+          .get('DELETE FROM resources WHERE source_id = ? AND uri = ?')
           .run(sourceId, uri);
         return;
       }
-      this.statements.get(RESOURCE_UPSERT).run(
-        sourceId, uri, rec.path, rec.sha256 ?? null, rec.length ?? null, rec.lastChangeKey ?? null, now);
+      this.statements
+        .get(RESOURCE_UPSERT)
+        .run(
+          sourceId,
+          uri,
+          rec.path,
+          rec.sha256 ?? null,
+          rec.length ?? null,
+          rec.lastChangeKey ?? null,
+          now,
+        );
     });
   }
 
   async listResourceUris(sourceId: number): Promise<string[]> {
-    return this.db.select({ uri: schema.resources.uri }).from(schema.resources).where(eq(schema.resources.sourceId, sourceId)).all().map((r) => r.uri);
+    return this.db
+      .select({ uri: schema.resources.uri })
+      .from(schema.resources)
+      .where(eq(schema.resources.sourceId, sourceId))
+      .all()
+      .map((r) => r.uri);
   }
 
   async listResourcePaths(sourceId: number): Promise<{ uri: string; path: string }[]> {
-    return this.db.select({ uri: schema.resources.uri, path: schema.resources.path }).from(schema.resources)
-      .where(eq(schema.resources.sourceId, sourceId)).all();
+    return this.db
+      .select({ uri: schema.resources.uri, path: schema.resources.path })
+      .from(schema.resources)
+      .where(eq(schema.resources.sourceId, sourceId))
+      .all();
   }
 
   async setResourcePath(sourceId: number, uri: string, path: string): Promise<void> {
     await this.group.run(() => {
-      this.db.update(schema.resources).set({ path }).where(and(eq(schema.resources.sourceId, sourceId), eq(schema.resources.uri, uri))).run();
+      this.db
+        .update(schema.resources)
+        .set({ path })
+        .where(and(eq(schema.resources.sourceId, sourceId), eq(schema.resources.uri, uri)))
+        .run();
     });
   }
 
@@ -301,13 +424,24 @@ export class SqliteSubscriberStore implements SubscriberRepository {
     }
     await this.group.run(() => {
       for (let i = 0; i < events.length; i += 200) {
-        this.db.insert(schema.events).values(events.slice(i, i + 200).map((e) => ({ sourceId, ...nullify(e) }) as typeof schema.events.$inferInsert)).run();
+        this.db
+          .insert(schema.events)
+          .values(
+            events
+              .slice(i, i + 200)
+              .map((e) => ({ sourceId, ...nullify(e) }) as typeof schema.events.$inferInsert),
+          )
+          .run();
       }
       if (applied > 0 || failed > 0) {
-        this.db.update(schema.sources).set({
-          changesApplied: sql`${schema.sources.changesApplied} + ${applied}`,
-          changesFailed: sql`${schema.sources.changesFailed} + ${failed}`,
-        }).where(eq(schema.sources.id, sourceId)).run();
+        this.db
+          .update(schema.sources)
+          .set({
+            changesApplied: sql`${schema.sources.changesApplied} + ${applied}`,
+            changesFailed: sql`${schema.sources.changesFailed} + ${failed}`,
+          })
+          .where(eq(schema.sources.id, sourceId))
+          .run();
       }
     });
   }
@@ -327,19 +461,57 @@ export class SqliteSubscriberStore implements SubscriberRepository {
   }
 
   // ---- catch-ups
-  async startCatchUp(sourceId: number, reason: CatchUpReason, from: string | undefined, to: string | undefined, now: number): Promise<number> {
+  async startCatchUp(
+    sourceId: number,
+    reason: CatchUpReason,
+    from: string | undefined,
+    to: string | undefined,
+    now: number,
+  ): Promise<number> {
     return this.group.run(() => {
-      this.db.update(schema.sources).set({ catchUpCount: sql`${schema.sources.catchUpCount} + 1` }).where(eq(schema.sources.id, sourceId)).run();
-      return this.db.insert(schema.catchups).values({ sourceId, reason, from: from ?? null, to: to ?? null, state: 'running', startedAt: now }).returning({ id: schema.catchups.id }).get().id;
+      this.db
+        .update(schema.sources)
+        .set({ catchUpCount: sql`${schema.sources.catchUpCount} + 1` })
+        .where(eq(schema.sources.id, sourceId))
+        .run();
+      return this.db
+        .insert(schema.catchups)
+        .values({
+          sourceId,
+          reason,
+          from: from ?? null,
+          to: to ?? null,
+          state: 'running',
+          startedAt: now,
+        })
+        .returning({ id: schema.catchups.id })
+        .get().id;
     });
   }
 
-  async finishCatchUp(id: number, patch: { state: CatchUpState; changes?: number; lastError?: string; finishedAt: number; to?: string }): Promise<void> {
-    await this.group.run(() => this.db.update(schema.catchups).set(patch).where(eq(schema.catchups.id, id)).run());
+  async finishCatchUp(
+    id: number,
+    patch: {
+      state: CatchUpState;
+      changes?: number;
+      lastError?: string;
+      finishedAt: number;
+      to?: string;
+    },
+  ): Promise<void> {
+    await this.group.run(() =>
+      this.db.update(schema.catchups).set(patch).where(eq(schema.catchups.id, id)).run(),
+    );
   }
 
   async lastCatchUp(sourceId: number): Promise<CatchUpRecord | undefined> {
-    const row = this.db.select().from(schema.catchups).where(eq(schema.catchups.sourceId, sourceId)).orderBy(desc(schema.catchups.id)).limit(1).get();
+    const row = this.db
+      .select()
+      .from(schema.catchups)
+      .where(eq(schema.catchups.sourceId, sourceId))
+      .orderBy(desc(schema.catchups.id))
+      .limit(1)
+      .get();
     return row && (clean(row) as CatchUpRecord);
   }
 
@@ -347,7 +519,12 @@ export class SqliteSubscriberStore implements SubscriberRepository {
     const open = this.db
       .select({ n: count() })
       .from(schema.inbox)
-      .where(and(eq(schema.inbox.sourceId, sourceId), inArray(schema.inbox.state, [...OPEN_INBOX_STATES])))
+      .where(
+        and(
+          eq(schema.inbox.sourceId, sourceId),
+          inArray(schema.inbox.state, [...OPEN_INBOX_STATES]),
+        ),
+      )
       .get();
     // Lexical untils of one Source share one format in practice; the daemon computes exact lag itself.
     const newest = this.db
@@ -357,9 +534,20 @@ export class SqliteSubscriberStore implements SubscriberRepository {
       .orderBy(desc(schema.inbox.id))
       .limit(1)
       .get();
-    const totals = this.db.select({ applied: schema.sources.changesApplied, failed: schema.sources.changesFailed, catchUps: schema.sources.catchUpCount })
-      .from(schema.sources).where(eq(schema.sources.id, sourceId)).get();
-    const res = this.db.select({ n: count() }).from(schema.resources).where(eq(schema.resources.sourceId, sourceId)).get();
+    const totals = this.db
+      .select({
+        applied: schema.sources.changesApplied,
+        failed: schema.sources.changesFailed,
+        catchUps: schema.sources.catchUpCount,
+      })
+      .from(schema.sources)
+      .where(eq(schema.sources.id, sourceId))
+      .get();
+    const res = this.db
+      .select({ n: count() })
+      .from(schema.resources)
+      .where(eq(schema.resources.sourceId, sourceId))
+      .get();
     return {
       openInbox: open?.n ?? 0,
       newestUntil: newest?.until ?? undefined,
@@ -381,7 +569,12 @@ export class SqliteSubscriberStore implements SubscriberRepository {
 }
 
 function toSource(row: typeof schema.sources.$inferSelect): SourceRecord {
-  return { ...clean(row), mode: row.mode as SourceRecord['mode'], subscriptionDisabled: row.subscriptionDisabled, ignoredDeliveries: row.ignoredDeliveries } as SourceRecord;
+  return {
+    ...clean(row),
+    mode: row.mode as SourceRecord['mode'],
+    subscriptionDisabled: row.subscriptionDisabled,
+    ignoredDeliveries: row.ignoredDeliveries,
+  } as SourceRecord;
 }
 
 function toSubscription(row: typeof schema.subscriptions.$inferSelect): SubscriptionRecord {

@@ -35,20 +35,30 @@ export function columnNames(table: SQLiteTable, keys: readonly string[]): string
 
 /** UPDATE <table> SET <keys> = ? ... WHERE <where> (`where` already SQL, with its own ?s). */
 export function updateSql(
-  table: SQLiteTable, tableName: string, keys: readonly string[], where: string,
+  table: SQLiteTable,
+  tableName: string,
+  keys: readonly string[],
+  where: string,
 ): string {
-  const sets = columnNames(table, keys).map((c) => `${c} = ?`).join(', ');
+  const sets = columnNames(table, keys)
+    .map((c) => `${c} = ?`)
+    .join(', ');
   return `UPDATE ${quote(tableName)} SET ${sets} WHERE ${where}`;
 }
 
 /** INSERT ... ON CONFLICT (<target>) DO UPDATE SET <each non-target column> = excluded.<column>. */
 export function upsertSql(
-  table: SQLiteTable, tableName: string, keys: readonly string[], target: readonly string[],
+  table: SQLiteTable,
+  tableName: string,
+  keys: readonly string[],
+  target: readonly string[],
 ): string {
   const cols = columnNames(table, keys);
   const targetCols = columnNames(table, target);
   const updates = cols.filter((c) => !targetCols.includes(c)).map((c) => `${c} = excluded.${c}`);
   const values = cols.map(() => '?').join(', ');
-  return `INSERT INTO ${quote(tableName)} (${cols.join(', ')}) VALUES (${values}) ` +
-    `ON CONFLICT (${targetCols.join(', ')}) DO UPDATE SET ${updates.join(', ')}`;
+  return (
+    `INSERT INTO ${quote(tableName)} (${cols.join(', ')}) VALUES (${values}) ` +
+    `ON CONFLICT (${targetCols.join(', ')}) DO UPDATE SET ${updates.join(', ')}`
+  );
 }
