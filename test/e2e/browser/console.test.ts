@@ -165,7 +165,7 @@ test(
     await screenshot(page, 'console-subscriber-given-up');
     await page.click('#retry-given-up');
     await page.waitForSelector('#retry-result');
-    assert.match((await page.textContent('#retry-result')) ?? '', /Retried 1: 1 delivered/);
+    assert.match((await page.innerText('#retry-result')) ?? '', /Retried 1: 1 delivered/);
     assert.equal(
       await page.locator('#no-given-up').count(),
       1,
