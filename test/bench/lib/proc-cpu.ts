@@ -16,11 +16,23 @@ function statFields(pid: number): string[] | undefined {
   }
 }
 
-/** User + system CPU seconds a process has used so far (0 when it has gone). */
-export function cpuSecondsOf(pid: number): number {
+/**
+ * User + system CPU seconds a process has used so far (0 when it has gone); with `reaped`, also
+ * what its exited children used (a PostgreSQL server's backends come and go with connections).
+ */
+export function cpuSecondsOf(pid: number, reaped = false): number {
   const f = statFields(pid);
-  // After the name: state(0) ppid(1) ... utime(11) stime(12)
-  return f ? (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND : 0;
+  if (!f) return 0;
+  // After the name: state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14)
+  const own = Number(f[11]) + Number(f[12]);
+  return (reaped ? own + Number(f[13]) + Number(f[14]) : own) / TICKS_PER_SECOND;
+}
+
+/** A server and its live children, counting children that exited meanwhile (see cpuSecondsOf). */
+export function processTreeSeconds(serverPid: number): number {
+  return (
+    cpuSecondsOf(serverPid, true) + childrenOf(serverPid).reduce((a, p) => a + cpuSecondsOf(p), 0)
+  );
 }
 
 /** The pids whose parent is `ppid` (for example a PostgreSQL server's backends). */
@@ -56,10 +68,13 @@ export interface RoleCpu {
 
 /**
  * Starts measuring; the returned function ends the phase. `roles` gives each role's pids, read at
- * both ends (a process that exits mid-phase is not charged for the time it spent).
+ * both ends (a pid that exits mid-phase is not charged: use processTreeSeconds for servers whose
+ * workers come and go).
  */
-export function meterRoles(roles: Record<string, () => number[]>): () => RoleCpu {
-  const sum = (pids: number[]) => pids.reduce((a, p) => a + cpuSecondsOf(p), 0);
+export function meterRoles(roles: Record<string, () => number[] | number>): () => RoleCpu {
+  // A role gives its pids, or its CPU seconds so far directly (processTreeSeconds).
+  const sum = (pids: number[] | number) =>
+    typeof pids === 'number' ? pids : pids.reduce((a, p) => a + cpuSecondsOf(p), 0);
   const before: Record<string, number> = {};
   for (const [role, pids] of Object.entries(roles)) before[role] = sum(pids());
   const machineBefore = machineSeconds();

@@ -15,7 +15,7 @@ import { Agent, request } from 'undici';
 import { createDatabase, startPostgres } from '../../../scripts/postgres-server.mjs';
 import type { BenchContext, BenchRow, BenchScenario } from '../types.js';
 import { profileArgs } from '../lib/measure.js';
-import { childrenOf, describeRoleCpu, meterRoles, type RoleCpu } from '../lib/proc-cpu.js';
+import { describeRoleCpu, processTreeSeconds, meterRoles, type RoleCpu } from '../lib/proc-cpu.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const now = () => performance.timeOrigin + performance.now();
@@ -202,11 +202,12 @@ interface Measured {
   publishes: number;
 }
 
-/** The PostgreSQL server's processes (postmaster and its backends), from its data directory. */
-function postgresPids(dataDir: string | undefined): number[] {
-  if (!dataDir) return [];
-  const postmaster = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'latin1').split('\n')[0]);
-  return [postmaster, ...childrenOf(postmaster)];
+/** CPU seconds so far of the PostgreSQL server (postmaster and backends), from its data directory. */
+function postgresSeconds(dataDir: string | undefined): number {
+  if (!dataDir) return 0;
+  return processTreeSeconds(
+    Number(readFileSync(join(dataDir, 'postmaster.pid'), 'latin1').split('\n')[0]),
+  );
 }
 
 async function measure(
@@ -265,10 +266,9 @@ async function measure(
       // Burst: ~20k deliveries, publishes spread over the processes.
       const notifications = Math.max(5, Math.round((20_000 / n) * ctx.scale));
       await receivers.reset();
-      const pgPids = postgresPids(pgDataDir);
       const endCpu = meterRoles({
         hub: () => hubs.map((h) => h.pid),
-        postgres: () => pgPids,
+        postgres: () => postgresSeconds(pgDataDir),
         receivers: () => [receivers.pid],
         publisher: () => [process.pid],
       });
