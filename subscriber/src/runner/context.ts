@@ -93,6 +93,8 @@ export class RunnerContext {
   private persistedAppliedAt?: number;
   /** The inbox is fed to the ordering once the position is established. */
   ready = false;
+  /** Stored inbox rows not yet fed to the ordering (start-up). */
+  unfedInbox = 0;
 
   constructor(
     readonly rt: Runtime,

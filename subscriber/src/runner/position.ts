@@ -53,10 +53,16 @@ export async function establishPosition(ctx: RunnerContext): Promise<boolean> {
     ctx.ordering = initialOrderingState();
   }
   ctx.ready = true;
-  for (const row of await repo.listOpenInbox(ctx.source.id)) {
+  // Deliveries from now on queue behind this step; the stored ones are fed first, in order, and
+  // count as buffered (status) until they are.
+  const stored = await repo.listOpenInbox(ctx.source.id);
+  ctx.unfedInbox = stored.length;
+  for (const row of stored) {
     if (ctx.closed) break;
     await receiveRow(ctx, row.id, row.body, row.receivedAt);
+    ctx.unfedInbox--;
   }
+  ctx.unfedInbox = 0;
   return true;
 }
 

@@ -195,7 +195,7 @@ export class SourceRunner {
   async status(): Promise<SourceStatus> {
     const { ctx } = this;
     const fresh = (await this.rt.repo.getSource(this.cfg.name)) ?? ctx.source;
-    const buffered = ctx.ordering.buffer.length + (ctx.ordering.applying ? 1 : 0);
+    const buffered = ctx.ordering.buffer.length + (ctx.ordering.applying ? 1 : 0) + ctx.unfedInbox;
     return sourceStatus(this.rt.repo, fresh, {
       buffered: ctx.ready ? buffered : (await this.rt.repo.counters(ctx.source.id)).openInbox,
       ...(ctx.newestUntil ? { newestUntilMs: ctx.newestUntil.epochMs } : {}),
