@@ -351,6 +351,7 @@ function neverRunStatus(name: string, file: string): SourceStatus {
     mode: 'unknown',
     lagMs: 0,
     buffered: 0,
+    gaps: 0,
     catchUps: 0,
     changesApplied: 0,
     errors: 0,

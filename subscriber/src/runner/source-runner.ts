@@ -48,7 +48,7 @@ import {
   type OrderingState,
   type Transition,
 } from '../ordering/index.js';
-import { sourceStatus, type SourceStatus } from '../status/index.js';
+import { reconciliationRecord, sourceStatus, type SourceStatus } from '../status/index.js';
 import {
   createResourceStateStore,
   type EventRecord,
@@ -536,6 +536,11 @@ export class SourceRunner {
         return undefined;
       case 'gap-detected':
         metrics.gaps.inc({ source: this.cfg.name });
+        await this.rt.repo.recordGap(this.source.id, {
+          from: effect.from.lexical,
+          to: effect.to.lexical,
+          detectedAt: this.rt.clock(),
+        });
         this.log.info(
           { event: 'ordering.gap_detected', from: effect.from.lexical, to: effect.to.lexical },
           'ordering.gap_detected',
@@ -1137,6 +1142,10 @@ export class SourceRunner {
               ? 'in-sync'
               : 'source-changing';
       outcome(result);
+      await this.rt.repo.recordReconciliation(
+        this.source.id,
+        reconciliationRecord(reason, this.rt.clock(), result, r),
+      );
       const level = r.fetched + r.removed + r.failed > 0 ? 'warn' : 'info';
       this.log[level](
         {
@@ -1159,6 +1168,12 @@ export class SourceRunner {
     } catch (err) {
       outcome('failed');
       const e = describeError(err);
+      await this.rt.repo
+        .recordReconciliation(
+          this.source.id,
+          reconciliationRecord(reason, this.rt.clock(), 'failed', undefined, e.message),
+        )
+        .catch(() => undefined);
       this.log.warn(
         { event: 'reconcile.failed', reason, code: e.code, error: e.message },
         'reconcile.failed',

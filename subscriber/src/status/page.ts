@@ -3,6 +3,14 @@
 // with a meta refresh, so it needs no script and runs under a CSP that forbids all of them.
 import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
+import {
+  describeCatchUp,
+  describeGap,
+  describeReconciliation,
+  type CatchUpStatus,
+  type GapStatus,
+  type ReconciliationStatus,
+} from './activity.js';
 import type { SourceStatus } from './index.js';
 
 /** The fields shown first, in this order; any other field of SourceStatus follows them. */
@@ -16,7 +24,12 @@ const FIRST: readonly (keyof SourceStatus)[] = [
   'syncedUntil',
   'lagMs',
   'buffered',
+  'gaps',
+  'gapOpenSince',
+  'lastGap',
   'catchUps',
+  'lastCatchUp',
+  'lastReconciliation',
   'changesApplied',
   'resources',
   'lastAppliedAt',
@@ -30,7 +43,11 @@ const LABELS: Partial<Record<string, string>> = {
   renewAt: 'renew at',
   syncedUntil: 'synced until',
   lagMs: 'lag (ms)',
+  gapOpenSince: 'gap open since',
+  lastGap: 'last gap',
   catchUps: 'catch-ups',
+  lastCatchUp: 'last catch-up',
+  lastReconciliation: 'last reconciliation',
   changesApplied: 'changes applied',
   lastAppliedAt: 'last applied',
   lastError: 'last error',
@@ -48,8 +65,12 @@ function orderedEntries(s: SourceStatus): [string, unknown][] {
   return keys.map((k) => [k, rec[k]]);
 }
 
-function display(v: unknown): string {
+/** The nested records read as one line each, as in `status`; any other value as itself. */
+function display(key: string, v: unknown): string {
   if (v === undefined || v === null) return '';
+  if (key === 'lastGap') return describeGap(v as GapStatus);
+  if (key === 'lastCatchUp') return describeCatchUp(v as CatchUpStatus);
+  if (key === 'lastReconciliation') return describeReconciliation(v as ReconciliationStatus);
   return typeof v === 'object'
     ? JSON.stringify(v)
     : String(v as string | number | boolean | bigint);
@@ -91,7 +112,7 @@ export function statusPage(
                     html`<section data-source="${s.name}">
                       <h2>${s.name}</h2>
                       <table>
-                        ${orderedEntries(s).map(([k, v]) => html`<tr data-field="${k}"><th>${LABELS[k] ?? k}</th><td${k === 'lagMs' ? html` class="${Number(v) === 0 ? 'lag-ok' : 'lag-behind'}"` : ''}>${display(v)}</td></tr>`)}
+                        ${orderedEntries(s).map(([k, v]) => html`<tr data-field="${k}"><th>${LABELS[k] ?? k}</th><td${k === 'lagMs' ? html` class="${Number(v) === 0 ? 'lag-ok' : 'lag-behind'}"` : ''}>${display(k, v)}</td></tr>`)}
                       </table>
                     </section>`,
                 )
