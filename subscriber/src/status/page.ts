@@ -77,7 +77,7 @@ function display(key: string, v: unknown): string {
 }
 
 export const STATUS_CSS = `body{margin:0;font:14px/1.45 system-ui,sans-serif;color:#1d2430;background:#f6f7f9}
-header{padding:10px 24px;background:#1d2430;color:#fff}header h1{font-size:16px;margin:0}main{padding:20px 24px;max-width:1000px}
+header{padding:10px 24px;background:#1d2430;color:#fff;display:flex;justify-content:space-between;align-items:center}header h1{font-size:16px;margin:0}main{padding:20px 24px;max-width:1000px}
 section{background:#fff;border:1px solid #d9dee6;border-radius:6px;margin-bottom:16px;padding:8px 14px}
 h2{font-size:16px;margin:6px 0}table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:4px 8px;border-bottom:1px solid #eef1f5}
 th{width:180px;color:#5d6b7e;font-weight:600}td{font-variant-numeric:tabular-nums;word-break:break-all}
@@ -86,6 +86,7 @@ th{width:180px;color:#5d6b7e;font-weight:600}td{font-variant-numeric:tabular-num
 export function statusPage(
   statuses: readonly SourceStatus[],
   generatedAt: string,
+  options: { logout?: boolean } = {},
 ): HtmlEscapedString | Promise<HtmlEscapedString> {
   return html`<!doctype html>
     <html lang="en">
@@ -97,7 +98,16 @@ export function statusPage(
         <link rel="stylesheet" href="/status.css" />
       </head>
       <body>
-        <header><h1>rsnotify subscriber</h1></header>
+        <header>
+          <h1>rsnotify subscriber</h1>
+          ${
+            options.logout
+              ? html`<form method="post" action="/status/logout">
+                  <button type="submit">Log out</button>
+                </form>`
+              : ''
+          }
+        </header>
         <main>
           <p class="muted">
             As of <time>${generatedAt}</time>; the same data as
