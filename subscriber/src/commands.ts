@@ -39,19 +39,20 @@ function findSource(cfg: ResolvedConfig, name: string): SourceConfig {
   return sc;
 }
 
-/** `sync NAME`: one baseline (without a position) or one catch-up, without the hub. */
-export async function syncSource(
+/** Runs one operation on a runner for `name` (without a subscription), then closes everything. */
+async function withRunner<T>(
   config: SubscriberConfig | ResolvedConfig,
   name: string,
-  options: StartOptions = {},
-): Promise<{ syncedUntil?: string; outcome: CatchUpOutcome }> {
+  options: StartOptions,
+  operation: (runner: SourceRunner) => Promise<T>,
+): Promise<T> {
   const cfg = resolveConfig(config);
   const rt = buildRuntime(cfg, options);
   try {
     const runner = new SourceRunner(rt, findSource(cfg, name), false);
     await runner.init();
     try {
-      return await runner.syncOnce();
+      return await operation(runner);
     } finally {
       await runner.stop(1_000);
     }
@@ -60,25 +61,22 @@ export async function syncSource(
   }
 }
 
+/** `sync NAME`: one baseline (without a position) or one catch-up, without the hub. */
+export function syncSource(
+  config: SubscriberConfig | ResolvedConfig,
+  name: string,
+  options: StartOptions = {},
+): Promise<{ syncedUntil?: string; outcome: CatchUpOutcome }> {
+  return withRunner(config, name, options, (runner) => runner.syncOnce());
+}
+
 /** `audit NAME --repair`: one reconciliation (audit, then repair through the verified writer). */
-export async function repairSource(
+export function repairSource(
   config: SubscriberConfig | ResolvedConfig,
   name: string,
   options: StartOptions = {},
 ): Promise<ReconcileResult> {
-  const cfg = resolveConfig(config);
-  const rt = buildRuntime(cfg, options);
-  try {
-    const runner = new SourceRunner(rt, findSource(cfg, name), false);
-    await runner.init();
-    try {
-      return await runner.repairOnce();
-    } finally {
-      await runner.stop(1_000);
-    }
-  } finally {
-    await closeRuntime(rt);
-  }
+  return withRunner(config, name, options, (runner) => runner.repairOnce());
 }
 
 /** `audit NAME`: compares the mirror with the Source's current Resource List. */

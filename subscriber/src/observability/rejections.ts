@@ -5,10 +5,15 @@
 import type { Server } from 'node:http';
 import { clientErrorAnswer, clientErrorResponse } from '@rsnotify/service-kit';
 import type { Logger } from 'pino';
-import type { SubscriberMetrics } from './index.js';
+import type { Counter } from 'prom-client';
+
+/** The metric every refusal goes to (rsnotify_subscriber_requests_rejected_total). */
+export interface RejectionMetrics {
+  readonly requestsRejected: Counter<'status' | 'reason'>;
+}
 
 export function recordRejection(
-  metrics: SubscriberMetrics,
+  metrics: RejectionMetrics,
   logger: Logger,
   status: number,
   reason: string,
@@ -20,7 +25,7 @@ export function recordRejection(
 
 export function watchClientErrors(
   server: Server,
-  metrics: SubscriberMetrics,
+  metrics: RejectionMetrics,
   logger: Logger,
   area: 'intake' | 'status',
 ): void {

@@ -8,7 +8,7 @@ import type {
   ReconciliationOutcome,
   ReconciliationRecord,
   SourceActivity,
-} from '../store/repository.js';
+} from '../store/index.js';
 
 export interface GapStatus {
   /** Lexical `until` the position stood at, and the `from` of the notification past the gap. */
