@@ -125,7 +125,9 @@ export async function sourceStatus(
     ...(sub?.state === 'active' && sub.renewAt !== undefined ? { renewAt: iso(sub.renewAt)! } : {}),
     ...(pos?.syncedUntil ? { syncedUntil: pos.syncedUntil } : {}),
     lagMs,
-    buffered: live.buffered ?? counters.openInbox,
+    // The store's open rows are the truth (updated within one tick of every step); the daemon's
+    // in-memory buffer undercounts while it replays rows stored before the position was established.
+    buffered: Math.max(live.buffered ?? 0, counters.openInbox),
     gaps: activity.gaps,
     ...(pos?.gapOpenedAt !== undefined ? { gapOpenSince: iso(pos.gapOpenedAt)! } : {}),
     ...(lastGap ? { lastGap } : {}),
