@@ -14,9 +14,9 @@ import type {
 } from '../store/index.js';
 import type { DeliveryOwnership } from '../cluster/ownership.js';
 import type { NotificationCache } from './cache.js';
-import type { DeliveryOutcome } from './outcome.js';
+import type { DeliveryOutcome } from '../outbound/index.js';
 import { nextStep, type RetryPolicy } from './retry-policy.js';
-import { deliveryTarget, type DeliveryTarget, type SendDelivery } from './sender.js';
+import { deliveryTarget, type DeliveryTarget, type SendDelivery } from '../outbound/index.js';
 import {
   createDeliveryBudget,
   type OriginBudget,

@@ -15,7 +15,7 @@ import type { HubRepository, StoredNotification } from '../store/index.js';
 import { authorizePublish, bearerToken, type TenantDirectory } from '../tenants/index.js';
 import { admitPublish, readIntakeLinks, type Admission } from './intake.js';
 import type { TopicChecker } from './topic-check.js';
-import { deliveryTarget } from '../delivery/sender.js';
+import { deliveryTarget } from '../outbound/index.js';
 
 export type PublishResult =
   | { readonly ok: true; readonly notifications: readonly { topic: string; seq: number }[] }

@@ -6,7 +6,7 @@ import type { Dispatcher } from 'undici';
 import { describeError } from '@rsnotify/shared';
 import type { Logger, HubMetrics } from '../observability/index.js';
 import type { HubRepository, Intent, Subscription } from '../store/index.js';
-import { deliveryTarget } from '../delivery/sender.js';
+import { deliveryTarget } from '../outbound/index.js';
 import {
   judgeVerification,
   verificationRetryAt,
