@@ -10,3 +10,4 @@ export {
   type RetryState,
 } from './retry-policy.js';
 export { NotificationCache } from './cache.js';
+export { SOLE_OWNER, type DeliveryOwnership } from './ownership.js';

@@ -12,7 +12,7 @@ import type {
   StoredNotification,
   Subscription,
 } from '../store/index.js';
-import type { DeliveryOwnership } from '../cluster/ownership.js';
+import type { DeliveryOwnership } from './ownership.js';
 import type { NotificationCache } from './cache.js';
 import type { DeliveryOutcome } from '../outbound/index.js';
 import { nextStep, type RetryPolicy } from './retry-policy.js';
