@@ -13,6 +13,7 @@ import type {
   Subscription,
 } from '../store/index.js';
 import type { DeliveryOwnership } from './ownership.js';
+import { hasLeaseLapsed } from '../subscriptions/index.js';
 import type { NotificationCache } from './cache.js';
 import type { DeliveryOutcome } from '../outbound/index.js';
 import { nextStep, type RetryPolicy } from './retry-policy.js';
@@ -247,7 +248,7 @@ export class DeliveryScheduler {
       return;
     if (sub.deliveredSeq >= sub.topic.lastSeq) return;
     const now = this.deps.now();
-    if (sub.leaseExpiresAt <= now) {
+    if (hasLeaseLapsed(sub.leaseExpiresAt, now)) {
       // WH-13: an expired subscription gets nothing; the expiry sweep deletes its row.
       this.deps.logger.info(
         { event: 'subscription.expired', topic: sub.topicUrl, callback: sub.callback },

@@ -13,7 +13,7 @@ import {
   verificationUrl,
   type VerificationResult,
 } from './verification.js';
-import { leaseExpiry } from './lease.js';
+import { hasLeaseLapsed, leaseExpiry } from './lease.js';
 
 export interface VerifierDeps {
   readonly store: HubRepository;
@@ -215,6 +215,7 @@ export class VerificationWorker {
         leaseSeconds,
         leaseExpiresAt: leaseExpiry(sentAt, leaseSeconds),
         now: this.deps.now(),
+        hasLapsed: hasLeaseLapsed,
       });
       await store.deleteIntent(intent.id);
       logger.info(
