@@ -1,6 +1,7 @@
 // delivery/: getting accepted notifications to every subscription, in order, at least once: the
 // scheduler (per-subscription cursors, concurrency, timers), the pure retry policy, and the shared body cache.
 export { DeliveryScheduler, type SchedulerDeps } from './scheduler.js';
+export type { DeliveryStore } from './delivery-store.js';
 export {
   backoffDelay,
   nextStep,

@@ -4,7 +4,8 @@
 // slow callback hold only its own slot; a global limit bounds the total. Cursor moves are written
 // in batches (cursor-writer.ts); a crash replays from the last written cursor (at-least-once, promise 1).
 import type { HubMetrics, Logger } from '../observability/index.js';
-import type { HubRepository, StoredNotification, Subscription } from '../store/index.js';
+import type { StoredNotification, Subscription } from '../store/index.js';
+import type { DeliveryStore } from './delivery-store.js';
 import type { DeliveryOwnership } from './ownership.js';
 import { hasLeaseLapsed } from '../subscriptions/index.js';
 import type { NotificationCache } from './cache.js';
@@ -27,7 +28,7 @@ import {
 } from './subscription-state.js';
 
 export interface SchedulerDeps {
-  readonly store: HubRepository;
+  readonly store: DeliveryStore;
   readonly send: SendDelivery;
   readonly cache: NotificationCache;
   readonly logger: Logger;
