@@ -4,3 +4,4 @@
 // verifying stay in delivery/ and subscriptions/; this folder only does the I/O.
 export { createSender, deliveryTarget, type DeliveryTarget, type SendDelivery } from './sender.js';
 export { classifyError, classifyStatus, type DeliveryOutcome } from './outcome.js';
+export { createGetter, type GetOptions, type GetResult, type GetText } from './get.js';
