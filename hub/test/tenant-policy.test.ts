@@ -45,16 +45,16 @@ test('RT-5, RT-7: publish authorization by the token of the Source owning the lo
   assert.equal(findOwner(sources, 'http://other.test/x'), undefined);
   const rows: [string, string | undefined, boolean, unknown][] = [
     ['http://a.test/x', 'tok-a', false, { ok: true }],
-    ['http://a.test/b/x', 'tok-a', false, { ok: false, status: 403 }], // one Source never publishes into another's channel
+    ['http://a.test/b/x', 'tok-a', false, { ok: false, refusal: 'wrong-token' }], // one Source never publishes into another's channel
     ['http://a.test/b/x', 'tok-b', false, { ok: true }],
-    ['http://a.test/x', undefined, false, { ok: false, status: 401 }],
-    ['http://a.test/x', 'nope', false, { ok: false, status: 403 }],
-    ['http://other.test/x', 'tok-a', false, { ok: false, status: 403 }],
+    ['http://a.test/x', undefined, false, { ok: false, refusal: 'missing-token' }],
+    ['http://a.test/x', 'nope', false, { ok: false, refusal: 'wrong-token' }],
+    ['http://other.test/x', 'tok-a', false, { ok: false, refusal: 'not-owner' }],
     ['http://other.test/x', undefined, true, { ok: true }],
   ];
   for (const [topic, token, open, expect] of rows) {
     const d = authorizePublish(sources, topic, token, open);
-    const got = d.ok ? { ok: true } : { ok: false, status: d.status };
+    const got = d.ok ? { ok: true } : { ok: false, refusal: d.refusal };
     assert.deepEqual(got, expect, `${topic} ${token} open=${open}`);
   }
   assert.equal(bearerToken('Bearer abc'), 'abc');
@@ -96,25 +96,25 @@ test('RT-4, M-1, M-4: intake routing and Link checks', () => {
     assert.equal(isXmlContentType(ct), xml, `xml ${ct}`);
     assert.equal(isFormContentType(ct), formish, `form ${ct}`);
   }
-  const rows: [string | undefined, number | 'ok'][] = [
+  const rows: [string | undefined, 'malformed' | 'ok'][] = [
     ['<http://s.test/t>; rel="self", <http://h.test/hub>; rel="hub"', 'ok'],
     [
       '<http://s.test/t>; rel="self", <http://h.test/hub>; rel="hub", <http://s.test/cl.xml>; rel="resourcesync"',
       'ok',
     ],
     ['<http://s.test/t>; rel="self hub"', 'ok'],
-    [undefined, 400],
-    ['<http://h.test/hub>; rel="hub"', 400],
-    ['<http://s.test/t>; rel="self"', 400],
+    [undefined, 'malformed'],
+    ['<http://h.test/hub>; rel="hub"', 'malformed'],
+    ['<http://s.test/t>; rel="self"', 'malformed'],
     [
       '<http://s.test/t>; rel="self", <http://s.test/u>; rel="self", <http://h.test/hub>; rel="hub"',
-      400,
+      'malformed',
     ],
-    ['<mailto:x@y>; rel="self", <http://h.test/hub>; rel="hub"', 400],
+    ['<mailto:x@y>; rel="self", <http://h.test/hub>; rel="hub"', 'malformed'],
   ];
   for (const [link, expect] of rows) {
     const r = readIntakeLinks(link);
-    assert.equal(r.ok ? 'ok' : r.status, expect, String(link));
+    assert.equal(r.ok ? 'ok' : r.refusal, expect, String(link));
   }
 });
 
