@@ -1,6 +1,11 @@
 // Turns a valid subscribe/unsubscribe request into a pending intent (persisted before the 202, WH-3),
 // deciding denial by the owning Source's policy (WH-14) and the granted lease (WH-13).
-import { checkOutboundUrl, describeError, type OutboundPolicy } from '@rsnotify/shared';
+import {
+  checkOutboundUrl,
+  describeError,
+  isRsnotifyError,
+  type OutboundPolicy,
+} from '@rsnotify/shared';
 import type { Logger } from '../observability/index.js';
 import type { HubRepository, Intent, Subscription } from '../store/index.js';
 import { subscriptionDenialReason, type TenantDirectory } from '../tenants/index.js';
@@ -41,7 +46,8 @@ export class SubscriptionService {
         },
         'callback refused',
       );
-      return { ok: false, status: 400, reason: `hub.callback refused: ${d.message}` };
+      // The reply never repeats the callback: its path is the subscriber's capability.
+      return { ok: false, status: 400, reason: `hub.callback refused: ${callbackRefusal(err)}` };
     }
     const now = this.deps.now();
     const denial =
@@ -101,4 +107,13 @@ export class SubscriptionService {
     }
     return removed.length;
   }
+}
+
+/** Why a callback was refused, without the callback URL (an OutboundUrlError's message quotes it). */
+function callbackRefusal(err: unknown): string {
+  if (isRsnotifyError(err) && err.code === 'RSN_OUTBOUND_BAD_URL') {
+    const reason = err.details.reason;
+    return typeof reason === 'string' ? reason : 'not a URL the hub may call';
+  }
+  return describeError(err).message;
 }
