@@ -6,7 +6,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { createOutboundAgent, describeError } from '@rsnotify/shared';
 import { createApp } from './app.js';
 import {
@@ -34,12 +33,7 @@ import {
   registerClusterMetrics,
   type LeaderJobs,
 } from './cluster/index.js';
-import {
-  BridgeError,
-  BridgeService,
-  mountBridgeRoutes,
-  type BridgedSourceView,
-} from './bridge/index.js';
+import { BridgeError, BridgeService, mountBridgeRoutes } from './bridge/index.js';
 import { SubscriptionService, type VerificationWorker } from './subscriptions/index.js';
 import { startListener } from './listener/index.js';
 import { startHubJobs } from './jobs.js';
