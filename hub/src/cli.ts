@@ -25,6 +25,7 @@ import { parseDuration } from '@rsnotify/service-kit';
 import { DEFAULT_BRIDGE_POLL_INTERVAL_MS } from './config.js';
 import { TenantDirectory } from './tenants/index.js';
 import { AdminCliError, registerAdminCommands } from './admin/index.js';
+import { registerSecretKeyCommands } from './secrets/index.js';
 
 const DEFAULT_DB = './data/hub.db';
 
@@ -554,6 +555,7 @@ export function buildProgram(): Command {
       }
     });
   registerAdminCommands(program, DEFAULT_DB);
+  registerSecretKeyCommands(program);
   return program;
 }
 

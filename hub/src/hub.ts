@@ -37,6 +37,7 @@ import { BridgeError, BridgeService, mountBridgeRoutes } from './bridge/index.js
 import { SubscriptionService, type VerificationWorker } from './subscriptions/index.js';
 import { startListener } from './listener/index.js';
 import { startHubJobs } from './jobs.js';
+import { PLAINTEXT_SECRETS, checkStoredSecrets, loadSecretKeyFile } from './secrets/index.js';
 import { TenantDirectory } from './tenants/index.js';
 import { AdminService, hubAdmin } from './admin/index.js';
 import { systemClock, systemRandom } from '@rsnotify/service-kit';
@@ -53,6 +54,10 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
   const random = options.random ?? systemRandom;
   const now = () => clock.now();
   const where = parseDbLocation(config.dbFile);
+  // A wrong key file is a startup error, before anything is opened or listened on.
+  const secrets = config.secretKeyFile
+    ? loadSecretKeyFile(config.secretKeyFile)
+    : PLAINTEXT_SECRETS;
   // The bridge's tables live beside the SQLite engine's (one connection, one transaction per poll);
   // the PostgreSQL engine has no bridge store yet.
   const sqliteStores = where.engine === 'sqlite' ? openSqliteStores(where.file) : undefined;
@@ -65,6 +70,13 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
   }
   const store: HubRepository = sqliteStores?.repository ?? (await openRepository(config.dbFile));
   const pgStore = where.engine === 'postgres' ? (store as PostgresRepository) : undefined;
+  try {
+    await checkStoredSecrets(store, secrets);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  const openSecret = (stored: string): string => secrets.open(stored);
   const nodeId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const dbLabel = pgStore ? `postgres://${pgStore.target.display}` : config.dbFile;
   const outbound = { allowPrivateNetworks: config.allowPrivateNetworks };
@@ -92,6 +104,7 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
     });
   }
   scheduler = new DeliveryScheduler({
+    openSecret,
     store,
     send: createSender(agent, { timeoutMs: config.requestTimeoutMs }),
     cache: new NotificationCache(64 * 1024 * 1024),
@@ -111,6 +124,7 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
   const deliveries = scheduler;
   let verifier: VerificationWorker | undefined;
   const subscriptions = new SubscriptionService({
+    sealSecret: (secret) => secrets.seal(secret),
     store,
     tenants,
     logger,
@@ -240,6 +254,7 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
       now,
       send: createSender(agent, { timeoutMs: config.requestTimeoutMs }),
       onSubscriptionDeleted: (id) => deliveries.remove(id),
+      openSecret,
     }),
   });
   const hubPath = new URL(config.publicUrl ?? 'http://x/hub').pathname;

@@ -73,6 +73,8 @@ export interface AdminServiceDeps {
   readonly now: () => number;
   /** A subscription was deleted: the local delivery scheduler forgets it. */
   readonly onSubscriptionDeleted?: (id: number) => void;
+  /** hub.secret as stored → the secret itself (secrets at rest, hub/src/secrets); default as is. */
+  readonly openSecret?: (stored: string) => string;
 }
 
 const RATE_WINDOW_MS = 5 * 60_000;
@@ -239,7 +241,11 @@ export class AdminService {
       }
       const headers: Record<string, string> = { 'content-type': n.contentType, link: n.linkHeader };
       if (sub.secret !== undefined)
-        headers['x-hub-signature'] = signatureHeader(sub.algorithm, sub.secret, n.body);
+        headers['x-hub-signature'] = signatureHeader(
+          sub.algorithm,
+          this.deps.openSecret ? this.deps.openSecret(sub.secret) : sub.secret,
+          n.body,
+        );
       const outcome = await send(deliveryTarget(sub.callback), headers, n.body);
       if (outcome.kind === 'delivered') {
         await this.deps.admin.deleteGivenUp(g.id);

@@ -67,6 +67,8 @@ export interface SchedulerDeps {
   readonly ownership?: DeliveryOwnership;
   /** Per-origin budgets and breaker (origin-budget.ts); `global` is always maxInFlight. */
   readonly originBudget?: Partial<Omit<OriginBudgetOptions, 'global'>>;
+  /** hub.secret as stored → the secret itself (secrets at rest, hub/src/secrets); default as is. */
+  readonly openSecret?: (stored: string) => string;
 }
 
 export class DeliveryScheduler {
@@ -318,7 +320,7 @@ export class DeliveryScheduler {
         if (sub.secret !== undefined)
           headers['x-hub-signature'] = signatureHeader(
             sub.algorithm,
-            sub.secret,
+            this.deps.openSecret ? this.deps.openSecret(sub.secret) : sub.secret,
             notification.body,
           );
         outcome = await this.deps.send(sub.target, headers, notification.body);

@@ -115,6 +115,11 @@ export const HUB_ERRORS = {
     class: 'BridgeHttpError',
     meaning: 'a bridged URL redirected too many times',
   },
+  RSN_HUB_SECRET_KEY: {
+    class: 'SecretKeyError',
+    meaning:
+      'the secret key file is missing, unreadable or malformed, or not the key stored hub.secret values were sealed with',
+  },
   RSN_DELIVERY_ERROR: {
     class: 'outcome',
     meaning: 'a delivery attempt failed without a more precise code',

@@ -26,9 +26,15 @@ export class SubscriptionService {
       outbound: OutboundPolicy;
       now: () => number;
       wakeVerifier: () => void;
+      /** What is stored for a hub.secret (secrets at rest, hub/src/secrets); default as given. */
+      sealSecret?: (secret: string) => string;
       onExpired: (s: Subscription) => void;
     },
   ) {}
+
+  private sealed(secret: string | undefined): string | undefined {
+    return secret === undefined || !this.deps.sealSecret ? secret : this.deps.sealSecret(secret);
+  }
 
   async accept(req: SubscriptionRequest): Promise<AcceptResult> {
     const { logger } = this.deps;
@@ -72,7 +78,7 @@ export class SubscriptionService {
             topicUrl: req.topic,
             topicAsGiven: req.topicAsGiven,
             callback: req.callback,
-            secret: req.mode === 'subscribe' ? req.secret : undefined,
+            secret: req.mode === 'subscribe' ? this.sealed(req.secret) : undefined,
             leaseSeconds:
               req.mode === 'subscribe' ? grantLease(req.leaseSeconds, this.deps.leases) : undefined,
             reason: undefined,
