@@ -255,6 +255,7 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
       send: createSender(agent, { timeoutMs: config.requestTimeoutMs }),
       onSubscriptionDeleted: (id) => deliveries.remove(id),
       openSecret,
+      bridge: bridge || undefined,
     }),
   });
   const hubPath = new URL(config.publicUrl ?? 'http://x/hub').pathname;

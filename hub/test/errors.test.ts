@@ -35,6 +35,7 @@ const PINNED: Record<string, (code: never) => RsnotifyError | 'outcome'> = {
   RSN_SOURCE_NO_PREFIX: (c) => new TenantError(c, 'm'),
   RSN_SOURCE_BAD_PREFIX: (c) => new TenantError(c, 'm'),
   RSN_ADMIN_NOT_FOUND: (c) => new AdminError(c, 'm', 404),
+  RSN_ADMIN_BAD_POLL: (c) => new AdminError(c, 'm', 400),
   RSN_ADMIN_NO_DELIVERY: (c) => new AdminError(c, 'm', 503),
   RSN_ADMIN_BAD_ID: (c) => new AdminError(c, 'm', 400),
   RSN_ADMIN_BAD_FILTER: () => 'outcome',

@@ -23,3 +23,4 @@ export {
 } from './db-file.js';
 export { backoff, type BackoffOptions } from './backoff.js';
 export { SERVICE_KIT_ERRORS, WaitTimeoutError, type ServiceKitErrorCode } from './errors.js';
+export { redactText } from './redact-text.js';

@@ -1,27 +1,25 @@
 // The operator's operations over the shared store: what the admin API, the console pages and the
 // CLI's `--db` mode all call. Results are plain views with every secret already redacted, except the
 // one answer that must carry a fresh token (Source added or rotated), which is shown once.
-import { signatureHeader, RsnotifyError } from '@rsnotify/shared';
+import { signatureHeader } from '@rsnotify/shared';
 import { deliveryTarget, type SendDelivery } from '../delivery/index.js';
 import type { HubRepository, SourceRecord } from '../store/index.js';
 import { generateToken, hashToken } from '../tenants/index.js';
 import type { TenantDirectory } from '../tenants/index.js';
 import { deliveryHealth, type DeliveryHealth } from './health.js';
-import { redactText, redactUrl, tokenFingerprint, urlOrigin } from './redact.js';
-import type { HubCodesOf } from '../errors/index.js';
+import { redactText, redactUrl } from '@rsnotify/service-kit';
+import { tokenFingerprint, urlOrigin } from './display.js';
+import { AdminError } from './admin-error.js';
+import {
+  bridgedView,
+  pollIntervalMs,
+  requireBridge,
+  type AdminBridge,
+  type BridgedSourceView,
+} from './bridged.js';
 import type { AdminStore, ClusterCounters, SubscriptionDeliveryRow } from './store.js';
 
-export class AdminError extends RsnotifyError<HubCodesOf<'AdminError'>> {
-  constructor(
-    code: HubCodesOf<'AdminError'>,
-    message: string,
-    readonly status: 400 | 404 | 409 | 503,
-    details: Record<string, unknown> = {},
-  ) {
-    super(code, message, { details });
-    this.name = 'AdminError';
-  }
-}
+export { AdminError } from './admin-error.js';
 
 export interface SourceView {
   readonly name: string;
@@ -75,6 +73,8 @@ export interface AdminServiceDeps {
   readonly onSubscriptionDeleted?: (id: number) => void;
   /** hub.secret as stored → the secret itself (secrets at rest, hub/src/secrets); default as is. */
   readonly openSecret?: (stored: string) => string;
+  /** The poll-to-push bridge, where the store has one (SQLite): bridged Sources. */
+  readonly bridge?: AdminBridge;
 }
 
 const RATE_WINDOW_MS = 5 * 60_000;
@@ -138,7 +138,24 @@ export class AdminService {
     return { source: sourceView(source), token };
   }
 
+  async bridgedSources(): Promise<BridgedSourceView[]> {
+    return this.deps.bridge ? (await this.deps.bridge.list()).map(bridgedView) : [];
+  }
+
+  /** A Source the hub polls (its Change Lists) and publishes on `{hub}/bridge/NAME`: no token. */
+  async addBridgedSource(input: {
+    name: string;
+    pollUrl: string;
+    pollInterval?: number | string;
+  }): Promise<BridgedSourceView> {
+    const bridge = requireBridge(this.deps.bridge);
+    return bridgedView(
+      await bridge.add(input.name, input.pollUrl, pollIntervalMs(input.pollInterval)),
+    );
+  }
+
   async removeSource(name: string): Promise<void> {
+    if (this.deps.bridge && (await this.deps.bridge.remove(name))) return;
     if (!(await this.deps.tenants.removeSource(name)))
       throw new AdminError('RSN_ADMIN_NOT_FOUND', `no Source named ${JSON.stringify(name)}`, 404);
   }

@@ -56,6 +56,11 @@ export const HUB_ERRORS = {
     meaning: 'retrying deliveries needs a running hub (the CLI was not given --hub)',
   },
   RSN_ADMIN_BAD_ID: { class: 'AdminError', meaning: 'an admin id parameter that is not a number' },
+  RSN_ADMIN_BAD_POLL: {
+    class: 'AdminError',
+    meaning:
+      'poll settings of a bridged Source that cannot be used (interval, or no bridge on this store)',
+  },
   RSN_ADMIN_BAD_FILTER: {
     class: 'outcome',
     meaning: 'an admin API list filter that cannot be read (400)',
