@@ -37,6 +37,7 @@ import { BridgeError, BridgeService, mountBridgeRoutes } from './bridge/index.js
 import { SubscriptionService, type VerificationWorker } from './subscriptions/index.js';
 import { startListener } from './listener/index.js';
 import { startHubJobs } from './jobs.js';
+import { watchExternalChanges } from './external-changes.js';
 import { PLAINTEXT_SECRETS, checkStoredSecrets, loadSecretKeyFile } from './secrets/index.js';
 import { TenantDirectory } from './tenants/index.js';
 import { AdminService, hubAdmin } from './admin/index.js';
@@ -303,21 +304,16 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
   });
   const port = (server.address() as AddressInfo).port;
   url = resolvePublicUrl(config, port);
-  let seenMarker = store.externalChangeMarker();
-  const bridgeRefresh =
-    bridge &&
-    setInterval(() => {
-      // `rsnotify-hub source add --poll` from another process: start polling without a restart.
-      const marker = store.externalChangeMarker();
-      if (marker === seenMarker) return;
-      seenMarker = marker;
-      bridge
-        .refresh()
-        .catch((err: unknown) =>
-          logger.error({ event: 'store.error', err: describeError(err) }, 'bridge refresh failed'),
-        );
-    }, 2_000);
-  bridgeRefresh?.unref();
+  // SQLite: other processes' commits (a deleted subscription, `source add --poll`) noticed within
+  // a second. PostgreSQL processes hear of each other's changes through LISTEN (cluster/).
+  const externalChanges = pgStore
+    ? undefined
+    : watchExternalChanges({
+        store,
+        deliveries,
+        logger,
+        ...(bridge ? { refreshBridge: () => bridge.refresh() } : {}),
+      });
   for (const b of config.bridge.sources)
     await bridge!.add(b.name, b.poll, b.intervalMs, { ensure: true });
   await bridge?.start();
@@ -372,7 +368,7 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
         accepting = false;
         const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        if (bridgeRefresh) clearInterval(bridgeRefresh);
+        externalChanges?.stop();
         await bridge?.close();
         await Promise.all([soleJobs?.stop(), leader?.close(), deliveries.close()]);
         // Claims go back only after the cursors are saved, so the next owner starts where this one stopped.

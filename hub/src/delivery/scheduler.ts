@@ -161,6 +161,11 @@ export class DeliveryScheduler {
     return this.subs.size;
   }
 
+  /** The ids of the subscriptions this process drives now. */
+  drivenIds(): number[] {
+    return [...this.subs.keys()];
+  }
+
   remove(id: number): void {
     const sub = this.subs.get(id);
     if (!sub) return;
