@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
-import { createOutboundAgent, describeError } from '@rsnotify/shared';
+import { createOutboundAgent } from '@rsnotify/shared';
 import { createApp } from './app.js';
 import {
   DEFAULT_BRIDGE_POLL_INTERVAL_MS,

@@ -79,7 +79,7 @@ test('a subscription deleted through another process is no longer delivered to b
     'hub A logs the subscription deleted elsewhere',
   );
   const removed = lines.find((l) => l.includes('"subscription.removed_elsewhere"'))!;
-  assert.equal(JSON.parse(removed).subscription, dropId);
+  assert.equal((JSON.parse(removed) as { subscription: number }).subscription, dropId);
   assert.equal((await publish(a.url, notificationXml('two'), headers)).status, 200);
   // (Hub B, started after the first publish, may deliver that one again: each SQLite process drives
   // the subscriptions it loaded. Only the second notification tells.)
