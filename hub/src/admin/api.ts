@@ -27,7 +27,7 @@ const addSourceBody = z.union([
     .strict(),
 ]);
 
-const CONFLICT_CODES = new Set(['RSN_SOURCE_EXISTS', 'RSN_PREFIX_TAKEN']);
+const CONFLICT_CODES = new Set(['RSN_SOURCE_EXISTS', 'RSN_PREFIX_TAKEN', 'RSN_BRIDGE_EXISTS']);
 
 /** One place maps what the service threw to a status and a JSON error with a stable code. */
 export function errorAnswer(c: Context, err: unknown): Response {
@@ -39,11 +39,7 @@ export function errorAnswer(c: Context, err: unknown): Response {
     const code: string = (err as RsnotifyError).code;
     if (CONFLICT_CODES.has(code)) return c.json({ error: code, message: err.message }, 409);
     // The bridge refuses a name, URL or interval it cannot use: the caller's mistake.
-    if (code.startsWith('RSN_BRIDGE_'))
-      return c.json(
-        { error: code, message: err.message },
-        code === 'RSN_BRIDGE_EXISTS' ? 409 : 400,
-      );
+    if (err.name === 'BridgeError') return c.json({ error: code, message: err.message }, 400);
   }
   throw err;
 }
