@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { describeError } from '@rsnotify/shared';
 import { AdminCliError, registerAdminCommands } from './admin/index.js';
+import { registerSecretKeyCommands } from './secrets/index.js';
 import {
   DEFAULT_DB,
   UsageError,
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   registerSourceCommands(program);
   registerSubscriptionsCommand(program);
   registerAdminCommands(program, DEFAULT_DB);
+  registerSecretKeyCommands(program);
   return program;
 }
 

@@ -39,6 +39,10 @@ export interface HubOptions {
   replayWindowMs?: number;
   /** The poll-to-push bridge: Sources polled by the hub, and its limits. */
   bridge?: BridgeOptions;
+  /** Open connections per client address on the listener (503 and close above; 0: unlimited), default 128. */
+  maxConnectionsPerClient?: number;
+  /** A key file (`rsnotify-hub secret-key create`): stored hub.secret values are encrypted with it. */
+  secretKeyFile?: string;
 }
 
 export interface BridgeOptions {
@@ -67,6 +71,8 @@ export interface HubConfig {
   readonly connectionsPerOrigin: number;
   readonly checkTopics: boolean;
   readonly replayWindowMs: number;
+  readonly maxConnectionsPerClient: number;
+  readonly secretKeyFile: string | undefined;
   readonly bridge: {
     readonly sources: readonly {
       readonly name: string;
@@ -77,6 +83,9 @@ export interface HubConfig {
     readonly maxDocumentBytes: number;
   };
 }
+
+/** Browsers open 6 per host; generous for API clients, low enough that one address cannot hold the rest. */
+export const DEFAULT_MAX_CONNECTIONS_PER_CLIENT = 128;
 
 /** Default poll interval of a bridged Source. */
 export const DEFAULT_BRIDGE_POLL_INTERVAL_MS = 30_000;
@@ -119,6 +128,8 @@ export const hubOptionsSchema = z
     connectionsPerOrigin: positiveInt.optional(),
     checkTopics: z.boolean().optional(),
     replayWindowMs: z.number().int().nonnegative().optional(),
+    maxConnectionsPerClient: z.number().int().nonnegative().optional(),
+    secretKeyFile: z.string().min(1).optional(),
     bridge: z
       .object({
         sources: z
@@ -190,6 +201,8 @@ export function resolveHubConfig(options: HubOptions): HubConfig {
     connectionsPerOrigin: o.connectionsPerOrigin ?? 64,
     checkTopics: o.checkTopics ?? true,
     replayWindowMs: o.replayWindowMs ?? 3_600_000,
+    maxConnectionsPerClient: o.maxConnectionsPerClient ?? DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
+    secretKeyFile: o.secretKeyFile,
     bridge: {
       sources: (o.bridge?.sources ?? []).map((b) => {
         let intervalMs: number;

@@ -6,9 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import { serve } from '@hono/node-server';
-import { createOutboundAgent, describeError } from '@rsnotify/shared';
+import { createOutboundAgent } from '@rsnotify/shared';
 import { createApp } from './app.js';
 import {
   DEFAULT_BRIDGE_POLL_INTERVAL_MS,
@@ -19,7 +17,7 @@ import {
 } from './config.js';
 import { DeliveryScheduler, NotificationCache } from './delivery/index.js';
 import { createSender } from './outbound/index.js';
-import { createLogger, HubMetrics, type Logger } from './observability/index.js';
+import { createLogger, HubMetrics } from './observability/index.js';
 import { PublishingService, TopicChecker } from './publishing/index.js';
 import {
   openAdminStore,
@@ -36,53 +34,18 @@ import {
   registerClusterMetrics,
   type LeaderJobs,
 } from './cluster/index.js';
-import {
-  BridgeError,
-  BridgeService,
-  mountBridgeRoutes,
-  type BridgedSourceView,
-} from './bridge/index.js';
-import { SubscriptionService, VerificationWorker } from './subscriptions/index.js';
+import { BridgeError, BridgeService, mountBridgeRoutes } from './bridge/index.js';
+import { SubscriptionService, type VerificationWorker } from './subscriptions/index.js';
+import { startListener } from './listener/index.js';
+import { startHubJobs } from './jobs.js';
+import { watchExternalChanges } from './external-changes.js';
+import { PLAINTEXT_SECRETS, checkStoredSecrets, loadSecretKeyFile } from './secrets/index.js';
 import { TenantDirectory } from './tenants/index.js';
 import { AdminService, hubAdmin } from './admin/index.js';
-import { systemClock, systemRandom, type Clock, type Random } from '@rsnotify/service-kit';
+import { systemClock, systemRandom } from '@rsnotify/service-kit';
+import type { HubDependencies, RunningHub } from './running-hub.js';
 
-export interface RunningHub {
-  /** The hub endpoint URL (publicUrl resolved with the real port). */
-  readonly url: string;
-  readonly port: number;
-  /** Same as `rsnotify-hub source add`: registers a Source and returns its token (shown once). */
-  addSource(
-    name: string,
-    topicPrefixes: string[],
-    options?: { allowCallbacks?: string[] },
-  ): Promise<{ token: string }>;
-  /** Same as `rsnotify-hub source add NAME --poll URL`: the hub polls it and publishes on `{url}/bridge/NAME`. */
-  addBridgedSource(
-    name: string,
-    pollUrl: string,
-    options?: { intervalMs?: number },
-  ): Promise<BridgedSourceView>;
-  listBridgedSources(): Promise<BridgedSourceView[]>;
-  removeBridgedSource(name: string): Promise<boolean>;
-  /** Requests the bridge sent to an origin since start (tests, bench). */
-  bridgeRequestsTo(origin: string): number;
-  /** Graceful: stop accepting, finish or persist in-flight work, close the database. */
-  close(): Promise<void>;
-}
-
-const SWEEP_INTERVAL_MS = 1_000;
-const PRUNE_INTERVAL_MS = 60_000;
-
-/** What startHub takes besides its options: the same dependency bag as startSubscriber's. */
-export interface HubDependencies {
-  /** Inject a logger (tests); default JSON lines on stdout at the configured level. */
-  readonly logger?: Logger;
-  /** Wall-clock time for every decision (tests use a manual clock); default the system clock. */
-  readonly clock?: Clock;
-  /** Randomness for retry jitter; default Math.random. */
-  readonly random?: Random;
-}
+export type { HubDependencies, RunningHub } from './running-hub.js';
 
 export async function startHub(options: HubOptions & HubDependencies): Promise<RunningHub> {
   const config: HubConfig = resolveHubConfig(
@@ -93,6 +56,10 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
   const random = options.random ?? systemRandom;
   const now = () => clock.now();
   const where = parseDbLocation(config.dbFile);
+  // A wrong key file is a startup error, before anything is opened or listened on.
+  const secrets = config.secretKeyFile
+    ? loadSecretKeyFile(config.secretKeyFile)
+    : PLAINTEXT_SECRETS;
   // The bridge's tables live beside the SQLite engine's (one connection, one transaction per poll);
   // the PostgreSQL engine has no bridge store yet.
   const sqliteStores = where.engine === 'sqlite' ? openSqliteStores(where.file) : undefined;
@@ -105,6 +72,13 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
   }
   const store: HubRepository = sqliteStores?.repository ?? (await openRepository(config.dbFile));
   const pgStore = where.engine === 'postgres' ? (store as PostgresRepository) : undefined;
+  try {
+    await checkStoredSecrets(store, secrets);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  const openSecret = (stored: string): string => secrets.open(stored);
   const nodeId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const dbLabel = pgStore ? `postgres://${pgStore.target.display}` : config.dbFile;
   const outbound = { allowPrivateNetworks: config.allowPrivateNetworks };
@@ -132,6 +106,7 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
     });
   }
   scheduler = new DeliveryScheduler({
+    openSecret,
     store,
     send: createSender(agent, { timeoutMs: config.requestTimeoutMs }),
     cache: new NotificationCache(64 * 1024 * 1024),
@@ -151,6 +126,7 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
   const deliveries = scheduler;
   let verifier: VerificationWorker | undefined;
   const subscriptions = new SubscriptionService({
+    sealSecret: (secret) => secrets.seal(secret),
     store,
     tenants,
     logger,
@@ -163,56 +139,20 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
   });
 
   /** The jobs that must run once (per process with SQLite, per cluster with PostgreSQL). */
-  const startJobs = (): LeaderJobs => {
-    const worker = new VerificationWorker({
+  const startJobs = (): LeaderJobs =>
+    startHubJobs({
       store,
+      pgStore,
       agent,
       logger,
       metrics,
       now,
-      timeoutMs: config.requestTimeoutMs,
-      concurrency: 32,
-      onSubscribed: (s) => deliveries.upsert(s),
-      onUnsubscribed: (s) => deliveries.remove(s.id),
+      requestTimeoutMs: config.requestTimeoutMs,
+      replayWindowMs: config.replayWindowMs,
+      subscriptions,
+      deliveries,
+      onWorker: (w) => (verifier = w),
     });
-    verifier = worker;
-    const offIntent = pgStore?.events.on((e) => {
-      if (e.kind === 'intent' || e.kind === 'resync') worker.wake();
-    });
-    worker.start();
-    const sweep = setInterval(() => {
-      subscriptions
-        .sweepExpired()
-        .catch((err: unknown) =>
-          logger.error({ event: 'store.error', err: describeError(err) }, 'expiry sweep failed'),
-        );
-    }, SWEEP_INTERVAL_MS);
-    const prune = setInterval(() => {
-      store
-        .pruneNotifications(now() - config.replayWindowMs)
-        .then((n) => {
-          if (n > 0)
-            logger.debug(
-              { event: 'notifications.pruned', count: n },
-              'pruned delivered notifications',
-            );
-        })
-        .catch((err: unknown) =>
-          logger.error({ event: 'store.error', err: describeError(err) }, 'prune failed'),
-        );
-    }, PRUNE_INTERVAL_MS);
-    sweep.unref();
-    prune.unref();
-    return {
-      async stop() {
-        clearInterval(sweep);
-        clearInterval(prune);
-        offIntent?.();
-        if (verifier === worker) verifier = undefined;
-        await worker.close();
-      },
-    };
-  };
   let leader: ClusterLeader | undefined;
   let soleJobs: LeaderJobs | undefined;
 
@@ -316,6 +256,8 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
       now,
       send: createSender(agent, { timeoutMs: config.requestTimeoutMs }),
       onSubscriptionDeleted: (id) => deliveries.remove(id),
+      openSecret,
+      bridge: bridge || undefined,
     }),
   });
   const hubPath = new URL(config.publicUrl ?? 'http://x/hub').pathname;
@@ -346,24 +288,13 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
         : {}, // SQLite: one process drives everything; the report stays { ok, database }
   });
 
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = serve(
-      {
-        fetch: app.fetch,
-        port: config.port,
-        hostname: config.host,
-        // Refused bodies are drained by the app itself, within its own bounds (service-kit body-limit).
-        autoCleanupIncoming: false,
-        serverOptions: {
-          requestTimeout: 60_000,
-          headersTimeout: 15_000,
-          maxHeaderSize: 16 * 1024,
-          keepAliveTimeout: 30_000,
-        },
-      },
-      () => resolve(s as Server),
-    ) as Server;
-    s.once('error', reject);
+  const server = await startListener({
+    fetch: app.fetch,
+    host: config.host,
+    port: config.port,
+    maxConnectionsPerClient: config.maxConnectionsPerClient,
+    logger,
+    metrics,
   }).catch(async (err: unknown) => {
     await coordinator?.close().catch(() => undefined);
     await leader?.close().catch(() => undefined);
@@ -374,35 +305,16 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
   });
   const port = (server.address() as AddressInfo).port;
   url = resolvePublicUrl(config, port);
-  server.on('clientError', (err, socket) => {
-    // Malformed, oversized or too slow request heads: a defined status, a log line, nothing more.
-    const code = (err as { code?: string }).code;
-    const status = clientErrorStatus(code, (err as { reason?: string }).reason);
-    logger.info(
-      { event: 'request.client_error', code, status: Number.parseInt(status, 10) },
-      'malformed or oversized request',
-    );
-    metrics.requestsRejected.inc({ status: status.slice(0, 3), reason: code ?? 'client_error' });
-    if (socket.writable)
-      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-    else socket.destroy();
-  });
-
-  let seenMarker = store.externalChangeMarker();
-  const bridgeRefresh =
-    bridge &&
-    setInterval(() => {
-      // `rsnotify-hub source add --poll` from another process: start polling without a restart.
-      const marker = store.externalChangeMarker();
-      if (marker === seenMarker) return;
-      seenMarker = marker;
-      bridge
-        .refresh()
-        .catch((err: unknown) =>
-          logger.error({ event: 'store.error', err: describeError(err) }, 'bridge refresh failed'),
-        );
-    }, 2_000);
-  bridgeRefresh?.unref();
+  // SQLite: other processes' commits (a deleted subscription, `source add --poll`) noticed within
+  // a second. PostgreSQL processes hear of each other's changes through LISTEN (cluster/).
+  const externalChanges = pgStore
+    ? undefined
+    : watchExternalChanges({
+        store,
+        deliveries,
+        logger,
+        ...(bridge ? { refreshBridge: () => bridge.refresh() } : {}),
+      });
   for (const b of config.bridge.sources)
     await bridge!.add(b.name, b.poll, b.intervalMs, { ensure: true });
   await bridge?.start();
@@ -457,7 +369,7 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
         accepting = false;
         const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        if (bridgeRefresh) clearInterval(bridgeRefresh);
+        externalChanges?.stop();
         await bridge?.close();
         await Promise.all([soleJobs?.stop(), leader?.close(), deliveries.close()]);
         // Claims go back only after the cursors are saved, so the next owner starts where this one stopped.
@@ -475,17 +387,6 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
       return closing;
     },
   };
-}
-
-/** The answer to a request head Node's parser refused (nothing of it reached the app). */
-function clientErrorStatus(code: string | undefined, reason: string | undefined): string {
-  if (code === 'HPE_HEADER_OVERFLOW') return '431 Request Header Fields Too Large';
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return '408 Request Timeout';
-  // RFC 9112 §6.1: a transfer coding we do not implement (but Transfer-Encoding together with
-  // Content-Length, which the parser reports under the same code, is a smuggling shape: 400).
-  if (code === 'HPE_INVALID_TRANSFER_ENCODING' && !/content-length/i.test(reason ?? ''))
-    return '501 Not Implemented';
-  return '400 Bad Request';
 }
 
 function stripUndefined<T extends object>(o: T): T {

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Hono } from 'hono';
 import { deliveryHealth, FAILING_AFTER_ATTEMPTS, FAILING_AFTER_MS } from '../src/admin/health.js';
-import { redactText, redactUrl } from '../src/admin/redact.js';
+import { redactText, redactUrl } from '@rsnotify/service-kit';
 import { isCrossSite } from '../src/admin/auth.js';
 import { subscriptionFilter } from '../src/admin/api.js';
 

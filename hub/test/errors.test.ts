@@ -14,6 +14,7 @@ import { StoreError } from '../src/store/sqlite/index.js';
 import { TenantError } from '../src/tenants/directory.js';
 import { AdminError } from '../src/admin/service.js';
 import { BridgeError, BridgeHttpError } from '../src/bridge/index.js';
+import { SecretKeyError } from '../src/secrets/index.js';
 import { SERVICE_KIT_ERRORS } from '@rsnotify/service-kit';
 
 const PINNED: Record<string, (code: never) => RsnotifyError | 'outcome'> = {
@@ -34,6 +35,7 @@ const PINNED: Record<string, (code: never) => RsnotifyError | 'outcome'> = {
   RSN_SOURCE_NO_PREFIX: (c) => new TenantError(c, 'm'),
   RSN_SOURCE_BAD_PREFIX: (c) => new TenantError(c, 'm'),
   RSN_ADMIN_NOT_FOUND: (c) => new AdminError(c, 'm', 404),
+  RSN_ADMIN_BAD_POLL: (c) => new AdminError(c, 'm', 400),
   RSN_ADMIN_NO_DELIVERY: (c) => new AdminError(c, 'm', 503),
   RSN_ADMIN_BAD_ID: (c) => new AdminError(c, 'm', 400),
   RSN_ADMIN_BAD_FILTER: () => 'outcome',
@@ -53,6 +55,7 @@ const PINNED: Record<string, (code: never) => RsnotifyError | 'outcome'> = {
   RSN_BRIDGE_HTTP_STATUS: (c) => new BridgeHttpError(c, 'm', 500, undefined, {}),
   RSN_BRIDGE_TOO_LARGE: (c) => new BridgeHttpError(c, 'm', 200, undefined, {}),
   RSN_BRIDGE_REDIRECTS: (c) => new BridgeHttpError(c, 'm', undefined, undefined, {}),
+  RSN_HUB_SECRET_KEY: () => new SecretKeyError('m'),
   RSN_DELIVERY_ERROR: () => 'outcome',
   RSN_NOTIFICATION_MISSING: () => 'outcome',
   RSN_VERIFICATION_ERROR: () => 'outcome',

@@ -9,15 +9,25 @@ import { isDeliveryHealth } from './health.js';
 import { openApiDocument } from './openapi.js';
 import { AdminError, type AdminService, type SubscriptionFilter } from './service.js';
 
-const addSourceBody = z
-  .object({
-    name: z.string().min(1),
-    topicPrefixes: z.array(z.string().min(1)).min(1),
-    allowCallbacks: z.array(z.string().min(1)).default([]),
-  })
-  .strict();
+// A publishing Source (topic prefixes, a token) or a bridged one (poll settings, polled by the hub).
+const addSourceBody = z.union([
+  z
+    .object({
+      name: z.string().min(1),
+      topicPrefixes: z.array(z.string().min(1)).min(1),
+      allowCallbacks: z.array(z.string().min(1)).default([]),
+    })
+    .strict(),
+  z
+    .object({
+      name: z.string().min(1),
+      poll: z.url({ protocol: /^https?$/ }),
+      pollInterval: z.union([z.number().int().positive(), z.string().min(1)]).optional(),
+    })
+    .strict(),
+]);
 
-const CONFLICT_CODES = new Set(['RSN_SOURCE_EXISTS', 'RSN_PREFIX_TAKEN']);
+const CONFLICT_CODES = new Set(['RSN_SOURCE_EXISTS', 'RSN_PREFIX_TAKEN', 'RSN_BRIDGE_EXISTS']);
 
 /** One place maps what the service threw to a status and a JSON error with a stable code. */
 export function errorAnswer(c: Context, err: unknown): Response {
@@ -28,6 +38,8 @@ export function errorAnswer(c: Context, err: unknown): Response {
   if (err instanceof RsnotifyError) {
     const code: string = (err as RsnotifyError).code;
     if (CONFLICT_CODES.has(code)) return c.json({ error: code, message: err.message }, 409);
+    // The bridge refuses a name, URL or interval it cannot use: the caller's mistake.
+    if (err.name === 'BridgeError') return c.json({ error: code, message: err.message }, 400);
   }
   throw err;
 }
@@ -62,7 +74,9 @@ export function createAdminApi(service: AdminService): Hono<AdminEnv> {
 
   api.get('/openapi.json', (c) => c.json(openApiDocument()));
   api.get('/counters', async (c) => c.json(await service.counters()));
-  api.get('/sources', async (c) => c.json({ sources: await service.sources() }));
+  api.get('/sources', async (c) =>
+    c.json({ sources: await service.sources(), bridged: await service.bridgedSources() }),
+  );
   api.post('/sources', async (c) => {
     let raw: unknown;
     try {
@@ -77,7 +91,19 @@ export function createAdminApi(service: AdminService): Hono<AdminEnv> {
         400,
       );
     try {
-      return c.json(await service.addSource(parsed.data), 201, { 'cache-control': 'no-store' });
+      const body = parsed.data;
+      if ('poll' in body)
+        return c.json(
+          {
+            bridged: await service.addBridgedSource({
+              name: body.name,
+              pollUrl: body.poll,
+              ...(body.pollInterval === undefined ? {} : { pollInterval: body.pollInterval }),
+            }),
+          },
+          201,
+        );
+      return c.json(await service.addSource(body), 201, { 'cache-control': 'no-store' });
     } catch (err) {
       return errorAnswer(c, err);
     }

@@ -6,7 +6,7 @@ import { request } from 'undici';
 import { openAdminStore, openRepository } from '../store/index.js';
 import { TenantDirectory } from '../tenants/index.js';
 import { createAdminToken } from './auth.js';
-import { tokenFingerprint } from './redact.js';
+import { tokenFingerprint } from './display.js';
 import { AdminService } from './service.js';
 
 interface Target {

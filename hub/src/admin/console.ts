@@ -13,6 +13,7 @@ import {
   subscriptionsTable,
   tokenShownOnce,
 } from './views.js';
+import { bridgedAdded, bridgedTable } from './bridged-views.js';
 
 function lines(v: unknown): string[] {
   return typeof v === 'string'
@@ -40,7 +41,7 @@ export function createConsolePages(service: AdminService): Hono<AdminEnv> {
         '/admin/sources',
         csrf(c),
         html`<h2>Sources</h2>
-          ${error ? html`<p class="error">${error}</p>` : ''}${sourcesTable(await service.sources(), csrf(c))}${addSourceForm(csrf(c))}`,
+          ${error ? html`<p class="error">${error}</p>` : ''}${sourcesTable(await service.sources(), csrf(c))}${bridgedTable(await service.bridgedSources(), csrf(c))}${addSourceForm(csrf(c))}`,
       ),
       error ? 400 : 200,
     );
@@ -49,6 +50,25 @@ export function createConsolePages(service: AdminService): Hono<AdminEnv> {
   app.post('/sources', async (c) => {
     const form = await c.req.parseBody();
     try {
+      const poll = typeof form.poll === 'string' ? form.poll.trim() : '';
+      if (poll !== '') {
+        if (lines(form.topicPrefixes).length > 0)
+          throw new AdminError(
+            'RSN_ADMIN_BAD_POLL',
+            'a Source is either polled (poll URL) or publishes (topic prefixes), not both',
+            400,
+          );
+        const interval = typeof form.pollInterval === 'string' ? form.pollInterval.trim() : '';
+        const bridged = await service.addBridgedSource({
+          name: typeof form.name === 'string' ? form.name.trim() : '',
+          pollUrl: poll,
+          ...(interval ? { pollInterval: interval } : {}),
+        });
+        return c.html(
+          page('Bridged Source added', '/admin/sources', csrf(c), bridgedAdded(bridged)),
+          201,
+        );
+      }
       const { source, token } = await service.addSource({
         name: typeof form.name === 'string' ? form.name.trim() : '',
         topicPrefixes: lines(form.topicPrefixes),

@@ -25,7 +25,6 @@ export { createAdminToken } from './auth.js';
 export { recordRejections } from './rejections.js';
 import { recordRejections as recordRejectionsMiddleware } from './rejections.js';
 export { deliveryHealth, type DeliveryHealth } from './health.js';
-export { redactUrl, redactText } from './redact.js';
 
 export const CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +

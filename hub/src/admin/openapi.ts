@@ -24,6 +24,18 @@ const sourceView = {
   },
 };
 
+const bridgedSourceView = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    pollUrl: { type: 'string', format: 'uri' },
+    pollIntervalMs: { type: 'integer' },
+    topic: { type: 'string', description: 'the topic the hub publishes its changes on' },
+    lastPollAt: { type: 'string', format: 'date-time' },
+    lastError: { type: 'string', description: 'URLs redacted' },
+  },
+};
+
 const subscriptionView = {
   type: 'object',
   properties: {
@@ -97,6 +109,7 @@ export function openApiDocument(): Record<string, unknown> {
                 type: 'object',
                 properties: {
                   sources: { type: 'array', items: { $ref: '#/components/schemas/Source' } },
+                  bridged: { type: 'array', items: bridgedSourceView },
                 },
               }),
             },
@@ -104,17 +117,38 @@ export function openApiDocument(): Record<string, unknown> {
           },
         },
         post: {
-          summary: 'register a Source; the answer carries its publish token, shown this once',
+          summary:
+            'register a Source: one that publishes (topicPrefixes; the answer carries its publish token, shown this once) or one the hub polls (poll, pollInterval: the bridge)',
           requestBody: {
             required: true,
             ...json({
-              type: 'object',
-              required: ['name', 'topicPrefixes'],
-              properties: {
-                name: { type: 'string' },
-                topicPrefixes: { type: 'array', items: { type: 'string' } },
-                allowCallbacks: { type: 'array', items: { type: 'string' } },
-              },
+              oneOf: [
+                {
+                  type: 'object',
+                  required: ['name', 'topicPrefixes'],
+                  properties: {
+                    name: { type: 'string' },
+                    topicPrefixes: { type: 'array', items: { type: 'string' } },
+                    allowCallbacks: { type: 'array', items: { type: 'string' } },
+                  },
+                },
+                {
+                  type: 'object',
+                  required: ['name', 'poll'],
+                  properties: {
+                    name: { type: 'string' },
+                    poll: {
+                      type: 'string',
+                      format: 'uri',
+                      description: 'base URL, Source Description or Capability List',
+                    },
+                    pollInterval: {
+                      oneOf: [{ type: 'integer', minimum: 100 }, { type: 'string' }],
+                      description: 'milliseconds, or a duration such as 30s or 5m (default 30s)',
+                    },
+                  },
+                },
+              ],
             }),
           },
           responses: {
@@ -125,6 +159,7 @@ export function openApiDocument(): Record<string, unknown> {
                 properties: {
                   source: { $ref: '#/components/schemas/Source' },
                   token: { type: 'string' },
+                  bridged: bridgedSourceView,
                 },
               }),
             },

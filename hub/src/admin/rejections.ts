@@ -3,7 +3,7 @@
 // protocol code does not know it exists. Recording never delays or fails the answer.
 import type { MiddlewareHandler } from 'hono';
 import type { Logger } from '../observability/index.js';
-import { redactText } from './redact.js';
+import { redactText } from '@rsnotify/service-kit';
 import type { AdminStore } from './store.js';
 
 export function rejectionKind(contentType: string | undefined): string {

@@ -7,21 +7,19 @@ import type { HubRepository, SourceRecord } from '../store/index.js';
 import { generateToken, hashToken } from '../tenants/index.js';
 import type { TenantDirectory } from '../tenants/index.js';
 import { deliveryHealth, type DeliveryHealth } from './health.js';
-import { redactText, redactUrl, tokenFingerprint, urlOrigin } from './redact.js';
-import type { HubCodesOf } from '../errors/index.js';
+import { redactText, redactUrl } from '@rsnotify/service-kit';
+import { tokenFingerprint, urlOrigin } from './display.js';
+import { AdminError } from './admin-error.js';
+import {
+  bridgedView,
+  pollIntervalMs,
+  requireBridge,
+  type AdminBridge,
+  type BridgedSourceView,
+} from './bridged.js';
 import type { AdminStore, ClusterCounters, SubscriptionDeliveryRow } from './store.js';
 
-export class AdminError extends RsnotifyError<HubCodesOf<'AdminError'>> {
-  constructor(
-    code: HubCodesOf<'AdminError'>,
-    message: string,
-    readonly status: 400 | 404 | 409 | 503,
-    details: Record<string, unknown> = {},
-  ) {
-    super(code, message, { details });
-    this.name = 'AdminError';
-  }
-}
+export { AdminError } from './admin-error.js';
 
 export interface SourceView {
   readonly name: string;
@@ -73,6 +71,10 @@ export interface AdminServiceDeps {
   readonly now: () => number;
   /** A subscription was deleted: the local delivery scheduler forgets it. */
   readonly onSubscriptionDeleted?: (id: number) => void;
+  /** hub.secret as stored → the secret itself (secrets at rest, hub/src/secrets); default as is. */
+  readonly openSecret?: (stored: string) => string;
+  /** The poll-to-push bridge, where the store has one (SQLite): bridged Sources. */
+  readonly bridge?: AdminBridge;
 }
 
 const RATE_WINDOW_MS = 5 * 60_000;
@@ -136,7 +138,24 @@ export class AdminService {
     return { source: sourceView(source), token };
   }
 
+  async bridgedSources(): Promise<BridgedSourceView[]> {
+    return this.deps.bridge ? (await this.deps.bridge.list()).map(bridgedView) : [];
+  }
+
+  /** A Source the hub polls (its Change Lists) and publishes on `{hub}/bridge/NAME`: no token. */
+  async addBridgedSource(input: {
+    name: string;
+    pollUrl: string;
+    pollInterval?: number | string;
+  }): Promise<BridgedSourceView> {
+    const bridge = requireBridge(this.deps.bridge);
+    return bridgedView(
+      await bridge.add(input.name, input.pollUrl, pollIntervalMs(input.pollInterval)),
+    );
+  }
+
   async removeSource(name: string): Promise<void> {
+    if (this.deps.bridge && (await this.deps.bridge.remove(name))) return;
     if (!(await this.deps.tenants.removeSource(name)))
       throw new AdminError('RSN_ADMIN_NOT_FOUND', `no Source named ${JSON.stringify(name)}`, 404);
   }
@@ -239,7 +258,11 @@ export class AdminService {
       }
       const headers: Record<string, string> = { 'content-type': n.contentType, link: n.linkHeader };
       if (sub.secret !== undefined)
-        headers['x-hub-signature'] = signatureHeader(sub.algorithm, sub.secret, n.body);
+        headers['x-hub-signature'] = signatureHeader(
+          sub.algorithm,
+          this.deps.openSecret ? this.deps.openSecret(sub.secret) : sub.secret,
+          n.body,
+        );
       const outcome = await send(deliveryTarget(sub.callback), headers, n.body);
       if (outcome.kind === 'delivered') {
         await this.deps.admin.deleteGivenUp(g.id);

@@ -192,10 +192,20 @@ export function addSourceForm(csrf: string): Html {
     <h3>Add a Source</h3>
     <label for="name">Name</label
     ><input id="name" name="name" type="text" required pattern="[A-Za-z0-9][A-Za-z0-9._-]{0,99}" />
-    <label for="topicPrefixes">Topic prefixes (one per line)</label
-    ><textarea id="topicPrefixes" name="topicPrefixes" rows="2" required></textarea>
-    <label for="allowCallbacks">Allowed callback prefixes (one per line; empty: any)</label
-    ><textarea id="allowCallbacks" name="allowCallbacks" rows="2"></textarea>
+    <fieldset>
+      <legend>A Source that publishes (gets a token)</legend>
+      <label for="topicPrefixes">Topic prefixes (one per line)</label
+      ><textarea id="topicPrefixes" name="topicPrefixes" rows="2"></textarea>
+      <label for="allowCallbacks">Allowed callback prefixes (one per line; empty: any)</label
+      ><textarea id="allowCallbacks" name="allowCallbacks" rows="2"></textarea>
+    </fieldset>
+    <fieldset>
+      <legend>Or a Source the hub polls (only publishes Change Lists)</legend>
+      <label for="poll">Poll URL (base URL, Source Description or Capability List)</label
+      ><input id="poll" name="poll" type="url" />
+      <label for="pollInterval">Poll interval (e.g. 30s, 5m; empty: 30s)</label
+      ><input id="pollInterval" name="pollInterval" type="text" pattern="[0-9]+(ms|s|m|h)?" />
+    </fieldset>
     <p><button class="primary" type="submit">Add Source</button></p>
   </form>`;
 }

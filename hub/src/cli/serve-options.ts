@@ -118,6 +118,20 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     help: 'largest accepted notification, 413 above (default 16777216)',
   },
   {
+    flag: '--max-connections-per-client <n>',
+    key: 'maxConnectionsPerClient',
+    env: 'MAX_CONNECTIONS_PER_CLIENT',
+    kind: 'int',
+    help: 'open connections per client address, 503 and close above (0: unlimited; default 128)',
+  },
+  {
+    flag: '--secret-key-file <path>',
+    key: 'secretKeyFile',
+    env: 'SECRET_KEY_FILE',
+    kind: 'string',
+    help: 'encrypt stored hub.secret values with this key (rsnotify-hub secret-key create)',
+  },
+  {
     flag: '--max-in-flight <n>',
     key: 'maxInFlight',
     env: 'MAX_IN_FLIGHT',

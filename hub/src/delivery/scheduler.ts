@@ -43,6 +43,8 @@ export interface SchedulerDeps {
   readonly ownership?: DeliveryOwnership;
   /** Per-origin budgets and breaker (origin-budget.ts); `global` is always maxInFlight. */
   readonly originBudget?: Partial<Omit<OriginBudgetOptions, 'global'>>;
+  /** hub.secret as stored → the secret itself (secrets at rest, hub/src/secrets); default as is. */
+  readonly openSecret?: (stored: string) => string;
 }
 
 export class DeliveryScheduler {
@@ -130,6 +132,11 @@ export class DeliveryScheduler {
   /** Subscriptions this process drives now. */
   drivenCount(): number {
     return this.subs.size;
+  }
+
+  /** The ids of the subscriptions this process drives now. */
+  drivenIds(): number[] {
+    return [...this.subs.keys()];
   }
 
   remove(id: number): void {
@@ -256,7 +263,7 @@ export class DeliveryScheduler {
         this.deps.cache.get(sub.topic.id, seq) ??
         (await this.deps.store.getNotification(sub.topic.id, seq));
       if (notification) {
-        const headers = deliveryHeaders(sub, notification);
+        const headers = deliveryHeaders(sub, notification, this.deps.openSecret);
         outcome = await this.deps.send(sub.target, headers, notification.body);
       } else {
         outcome = { kind: 'failed', code: 'RSN_NOTIFICATION_MISSING' };

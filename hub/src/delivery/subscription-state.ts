@@ -83,9 +83,14 @@ export function cursorOf(sub: SubState): CursorUpdate {
 }
 
 /** M-4, WH-16, WH-17: the stored Content-Type and Link header, verbatim; WH-18: signed per subscriber. */
-export function deliveryHeaders(sub: SubState, n: StoredNotification): Record<string, string> {
+export function deliveryHeaders(
+  sub: SubState,
+  n: StoredNotification,
+  openSecret: (stored: string) => string = (stored) => stored,
+): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': n.contentType, link: n.linkHeader };
+  // The secret is stored sealed when secrets at rest are on (hub/src/secrets): opened only to sign.
   if (sub.secret !== undefined)
-    headers['x-hub-signature'] = signatureHeader(sub.algorithm, sub.secret, n.body);
+    headers['x-hub-signature'] = signatureHeader(sub.algorithm, openSecret(sub.secret), n.body);
   return headers;
 }

@@ -56,6 +56,11 @@ export const HUB_ERRORS = {
     meaning: 'retrying deliveries needs a running hub (the CLI was not given --hub)',
   },
   RSN_ADMIN_BAD_ID: { class: 'AdminError', meaning: 'an admin id parameter that is not a number' },
+  RSN_ADMIN_BAD_POLL: {
+    class: 'AdminError',
+    meaning:
+      'poll settings of a bridged Source that cannot be used (interval, or no bridge on this store)',
+  },
   RSN_ADMIN_BAD_FILTER: {
     class: 'outcome',
     meaning: 'an admin API list filter that cannot be read (400)',
@@ -114,6 +119,11 @@ export const HUB_ERRORS = {
   RSN_BRIDGE_REDIRECTS: {
     class: 'BridgeHttpError',
     meaning: 'a bridged URL redirected too many times',
+  },
+  RSN_HUB_SECRET_KEY: {
+    class: 'SecretKeyError',
+    meaning:
+      'the secret key file is missing, unreadable or malformed, or not the key stored hub.secret values were sealed with',
   },
   RSN_DELIVERY_ERROR: {
     class: 'outcome',

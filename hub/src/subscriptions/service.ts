@@ -1,6 +1,11 @@
 // Turns a valid subscribe/unsubscribe request into a pending intent (persisted before the 202, WH-3),
 // deciding denial by the owning Source's policy (WH-14) and the granted lease (WH-13).
-import { checkOutboundUrl, describeError, type OutboundPolicy } from '@rsnotify/shared';
+import {
+  checkOutboundUrl,
+  describeError,
+  isRsnotifyError,
+  type OutboundPolicy,
+} from '@rsnotify/shared';
 import type { Refusal } from '../errors/index.js';
 import type { Logger } from '../observability/index.js';
 import type { HubRepository, Intent, Subscription } from '../store/index.js';
@@ -22,9 +27,15 @@ export class SubscriptionService {
       outbound: OutboundPolicy;
       now: () => number;
       wakeVerifier: () => void;
+      /** What is stored for a hub.secret (secrets at rest, hub/src/secrets); default as given. */
+      sealSecret?: (secret: string) => string;
       onExpired: (s: Subscription) => void;
     },
   ) {}
+
+  private sealed(secret: string | undefined): string | undefined {
+    return secret === undefined || !this.deps.sealSecret ? secret : this.deps.sealSecret(secret);
+  }
 
   async accept(req: SubscriptionRequest): Promise<AcceptResult> {
     const { logger } = this.deps;
@@ -42,10 +53,11 @@ export class SubscriptionService {
         },
         'callback refused',
       );
+      // The reply never repeats the callback: its path is the subscriber's capability.
       return {
         ok: false,
         refusal: 'callback-refused',
-        reason: `hub.callback refused: ${d.message}`,
+        reason: `hub.callback refused: ${callbackRefusal(err)}`,
       };
     }
     const now = this.deps.now();
@@ -71,7 +83,7 @@ export class SubscriptionService {
             topicUrl: req.topic,
             topicAsGiven: req.topicAsGiven,
             callback: req.callback,
-            secret: req.mode === 'subscribe' ? req.secret : undefined,
+            secret: req.mode === 'subscribe' ? this.sealed(req.secret) : undefined,
             leaseSeconds:
               req.mode === 'subscribe' ? grantLease(req.leaseSeconds, this.deps.leases) : undefined,
             reason: undefined,
@@ -106,4 +118,13 @@ export class SubscriptionService {
     }
     return removed.length;
   }
+}
+
+/** Why a callback was refused, without the callback URL (an OutboundUrlError's message quotes it). */
+function callbackRefusal(err: unknown): string {
+  if (isRsnotifyError(err) && err.code === 'RSN_OUTBOUND_BAD_URL') {
+    const reason = err.details.reason;
+    return typeof reason === 'string' ? reason : 'not a URL the hub may call';
+  }
+  return describeError(err).message;
 }

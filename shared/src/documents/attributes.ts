@@ -3,8 +3,8 @@
 // such as resync's `modified` on rs:md) is kept verbatim in `extra` so documents round-trip.
 import { parseDateTime, parseSourceDateTime, type DateTime } from '../time/index.js';
 import { formatHashList, parseHashList } from '../hashes/index.js';
-import { escapeAttribute } from '../xml/escape.js';
-import type { XmlTag } from '../xml/safe-parse.js';
+import { escapeAttribute } from '../xml/index.js';
+import type { XmlTag } from '../xml/index.js';
 import { DocumentError } from './errors.js';
 import { CHANGE_TYPES, RS_NS, type ChangeType, type LinkElement, type Metadata } from './model.js';
 

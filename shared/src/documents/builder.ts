@@ -3,7 +3,7 @@
 // objects. Entries are handed out one at a time as each `</url>` closes; nothing else is retained
 // per entry, which is what keeps the streaming reader's memory flat.
 import type { DateTime } from '../time/index.js';
-import type { XmlHandler, XmlTag } from '../xml/safe-parse.js';
+import type { XmlHandler, XmlTag } from '../xml/index.js';
 import {
   readDateTime,
   readLink,
@@ -100,6 +100,10 @@ export class DocumentBuilder implements XmlHandler {
   /** Elements we do not model, captured whole; `captureInto` receives the outermost one. */
   private readonly capture: OpenElement[] = [];
   private captureInto: XmlElement[] | undefined;
+  /** Open elements being skipped (unknownElements 'skip'): nothing of them is stored. */
+  private skipping = 0;
+  /** Unknown elements skipped so far (with unknownElements 'skip'). */
+  skippedElements = 0;
 
   constructor(
     private readonly options: ParseOptions,
@@ -108,6 +112,11 @@ export class DocumentBuilder implements XmlHandler {
 
   open(tag: XmlTag, line: number): void {
     const depth = this.depth++;
+    if (this.skipping > 0) {
+      this.skipping++;
+      this.skippedElements++;
+      return;
+    }
     if (this.capture.length > 0) {
       this.capture.push({ name: tag.name, attributes: allAttributes(tag), text: '', children: [] });
       return;
@@ -127,7 +136,7 @@ export class DocumentBuilder implements XmlHandler {
           break;
         }
       } else {
-        this.startCapture(tag, (this.extraElements ??= []));
+        this.startCapture(tag, () => (this.extraElements ??= []));
       }
       return;
     }
@@ -145,16 +154,20 @@ export class DocumentBuilder implements XmlHandler {
       } else if (isRs(tag, 'ln')) {
         entry.links.push(readLink(tag, this.context(line, this.entryCount)));
       } else {
-        this.startCapture(tag, (entry.extraElements ??= []));
+        this.startCapture(tag, () => (entry.extraElements ??= []));
       }
       return;
     }
     // Markup inside <loc>/<lastmod>/<changefreq> or inside rs:md/rs:ln: not ours, dropped.
-    this.startCapture(tag, undefined);
+    this.startCapture(tag);
   }
 
   close(_tag: XmlTag): void {
     const depth = --this.depth;
+    if (this.skipping > 0) {
+      this.skipping--;
+      return;
+    }
     if (this.capture.length > 0) {
       const done = finishElement(this.capture.pop()!);
       const parent = this.capture[this.capture.length - 1];
@@ -170,6 +183,7 @@ export class DocumentBuilder implements XmlHandler {
   }
 
   text(text: string): void {
+    if (this.skipping > 0) return;
     if (this.capture.length > 0) this.capture[this.capture.length - 1]!.text += text;
     else if (this.textField) this.textBuffer += text;
   }
@@ -233,8 +247,15 @@ export class DocumentBuilder implements XmlHandler {
     }
   }
 
-  private startCapture(tag: XmlTag, into: XmlElement[] | undefined): void {
-    this.captureInto = into;
+  /** `into` gives the list that keeps the element; none: the element is dropped (inside a text field). */
+  private startCapture(tag: XmlTag, into?: () => XmlElement[]): void {
+    if (into === undefined || this.options.unknownElements === 'skip') {
+      // Dropped anyway, or not wanted: count it, store nothing of it or its descendants.
+      this.skipping = 1;
+      this.skippedElements++;
+      return;
+    }
+    this.captureInto = into();
     this.capture.push({ name: tag.name, attributes: allAttributes(tag), text: '', children: [] });
   }
 

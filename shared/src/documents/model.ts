@@ -1,7 +1,7 @@
 // The typed model of every ResourceSync document (RS §7-§13, RS-CN §3). One model for all kinds:
 // the root element plus `rs:md/@capability` select the `kind`; attributes are typed; everything we
 // do not model (unknown attributes, unknown elements, namespace declarations) is kept for round trips.
-import type { XmlLimits } from '../xml/limits.js';
+import type { XmlLimits } from '../xml/index.js';
 import type { DateTime } from '../time/index.js';
 import type { HashList } from '../hashes/index.js';
 
@@ -154,4 +154,10 @@ export interface ParseOptions {
   readonly maxBytes?: number;
   /** Shape limits checked while parsing (xml/limits.ts); unset fields keep their defaults. */
   readonly limits?: Partial<XmlLimits>;
+  /**
+   * Elements the model has no field for: 'keep' (the default) captures them in `extraElements` so a
+   * document re-serialises whole; 'skip' only counts them, so a document of millions of unknown
+   * elements costs no memory (the notification readers skip: the hub relays the bytes as received).
+   */
+  readonly unknownElements?: 'keep' | 'skip';
 }

@@ -50,6 +50,11 @@ function notificationEvents(entries: Entry[]): BuilderEvents {
   };
 }
 
+/** Notifications are relayed and applied as received, never re-serialised: unknown elements are skipped. */
+function skipUnknown(options: ParseOptions): ParseOptions {
+  return options.unknownElements ? options : { ...options, unknownElements: 'skip' };
+}
+
 function finish(builder: DocumentBuilder, entries: Entry[]): ChangeNotification {
   const doc = builder.document(entries);
   const kind: DocumentKind = doc.kind;
@@ -63,7 +68,7 @@ export function parseChangeNotification(
   options: ParseOptions = {},
 ): ChangeNotification {
   const entries: Entry[] = [];
-  return finish(buildDocument(xml, options, notificationEvents(entries)), entries);
+  return finish(buildDocument(xml, skipUnknown(options), notificationEvents(entries)), entries);
 }
 
 /** parseChangeNotification for servers: yields to the event loop every 64 Ki characters. */
@@ -72,5 +77,8 @@ export async function parseChangeNotificationInSlices(
   options: ParseOptions = {},
 ): Promise<ChangeNotification> {
   const entries: Entry[] = [];
-  return finish(await buildDocumentInSlices(xml, options, notificationEvents(entries)), entries);
+  return finish(
+    await buildDocumentInSlices(xml, skipUnknown(options), notificationEvents(entries)),
+    entries,
+  );
 }

@@ -1,13 +1,15 @@
 // parseDocument: any ResourceSync document (or plain sitemap) from a string, in one pass.
 import {
   DEFAULT_MAX_BYTES,
+  DEFAULT_XML_LIMITS,
+  PrologGuard,
+  Utf8SliceDecoder,
   XmlReader,
-  assertNoDoctype,
+  decodeUtf8Strict,
   exceedsBytes,
+  resolveXmlLimits,
   tooLarge,
-} from '../xml/safe-parse.js';
-import { DEFAULT_XML_LIMITS, resolveXmlLimits } from '../xml/limits.js';
-import { decodeUtf8Strict } from '../xml/utf8.js';
+} from '../xml/index.js';
 import { DocumentBuilder, type BuilderEvents } from './builder.js';
 import type { Entry, ParseOptions, ResourceSyncDocument } from './model.js';
 
@@ -17,48 +19,72 @@ export function buildDocument(
   options: ParseOptions,
   events: BuilderEvents,
 ): DocumentBuilder {
-  const { xml, builder, reader } = prepare(input, options, events);
+  checkByteSize(input, options);
+  // Bytes are decoded strictly (RS_XML_NOT_UTF8); a string was decoded by the caller.
+  const xml = typeof input === 'string' ? input : decodeUtf8Strict(input);
+  if (typeof input === 'string' && exceedsBytes(xml, maxBytesOf(options)))
+    throw tooLarge(undefined, maxBytesOf(options));
+  new PrologGuard().feed(xml);
+  const { builder, reader } = prepare(options, events);
   reader.write(xml);
   reader.close();
   return builder;
 }
 
-function prepare(
-  input: string | Uint8Array,
-  options: ParseOptions,
-  events: BuilderEvents,
-): { xml: string; builder: DocumentBuilder; reader: XmlReader } {
-  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+const maxBytesOf = (options: ParseOptions): number => options.maxBytes ?? DEFAULT_MAX_BYTES;
+
+function checkByteSize(input: string | Uint8Array, options: ParseOptions): void {
+  const maxBytes = maxBytesOf(options);
   if (typeof input !== 'string' && input.byteLength > maxBytes)
     throw tooLarge(input.byteLength, maxBytes);
-  // Bytes are decoded strictly (RS_XML_NOT_UTF8); a string was decoded by the caller.
-  const xml = typeof input === 'string' ? input : decodeUtf8Strict(input);
-  if (exceedsBytes(xml, maxBytes)) throw tooLarge(undefined, maxBytes);
-  assertNoDoctype(xml);
+}
+
+function prepare(
+  options: ParseOptions,
+  events: BuilderEvents,
+): { builder: DocumentBuilder; reader: XmlReader } {
   const builder = new DocumentBuilder(options, events);
   return {
-    xml,
     builder,
     reader: new XmlReader(builder, resolveXmlLimits(DEFAULT_XML_LIMITS, options.limits)),
   };
 }
 
-/** Characters parsed between two yields to the event loop (about 15 ms of parsing). */
+/** Bytes (or characters) handled between two yields to the event loop: a few ms each. */
 const PARSE_SLICE = 64 * 1024;
 
+const yieldToEventLoop = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
+
 /**
- * The same pass as buildDocument, yielding to the event loop between 64 Ki-character slices, so a
- * large body (a 16 MiB publish takes seconds) never holds a server's event loop for long.
+ * The same pass as buildDocument, yielding to the event loop between 64 KiB slices, so a large body
+ * (a 16 MiB publish takes seconds) never holds a server's event loop for long. Bytes are decoded,
+ * checked for a DOCTYPE and parsed slice by slice: no step runs over the whole input in one piece.
  */
 export async function buildDocumentInSlices(
   input: string | Uint8Array,
   options: ParseOptions,
   events: BuilderEvents,
 ): Promise<DocumentBuilder> {
-  const { xml, builder, reader } = prepare(input, options, events);
-  for (let i = 0; i < xml.length; i += PARSE_SLICE) {
-    if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    reader.write(xml.slice(i, i + PARSE_SLICE));
+  checkByteSize(input, options);
+  const { builder, reader } = prepare(options, events);
+  const prolog = new PrologGuard();
+  const step = (text: string): void => {
+    if (!prolog.done) prolog.feed(text);
+    reader.write(text);
+  };
+  if (typeof input === 'string') {
+    if (exceedsBytes(input, maxBytesOf(options))) throw tooLarge(undefined, maxBytesOf(options));
+    for (let i = 0; i < input.length; i += PARSE_SLICE) {
+      if (i > 0) await yieldToEventLoop();
+      step(input.slice(i, i + PARSE_SLICE));
+    }
+  } else {
+    const decoder = new Utf8SliceDecoder();
+    for (let off = 0; off < input.byteLength; off += PARSE_SLICE) {
+      if (off > 0) await yieldToEventLoop();
+      step(decoder.decode(input.subarray(off, off + PARSE_SLICE)));
+    }
+    step(decoder.decode(new Uint8Array(0), true));
   }
   reader.close();
   return builder;

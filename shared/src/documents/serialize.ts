@@ -1,7 +1,7 @@
 // Writes a document back as XML. Datetimes are written as their lexical form and hashes as their
 // tokens, so parseDocument(serializeDocument(d)) deep-equals d. URIs are written as given (only
 // XML-escaped): a Source's `<loc>` is an identifier, and rewriting it would break matching.
-import { escapeAttribute, escapeText } from '../xml/escape.js';
+import { escapeAttribute, escapeText } from '../xml/index.js';
 import { formatLinkAttributes, formatMetadataAttributes } from './attributes.js';
 import {
   RS_NS,

@@ -1,9 +1,15 @@
 // streamDocument: the same model as parseDocument, read incrementally from chunks (large Change
 // Lists, Resource Lists). Bytes are counted as they arrive, so an oversized body fails early; the
 // events queued by one chunk are yielded before the next chunk is read, so memory stays flat.
-import { DEFAULT_MAX_BYTES, XmlReader, tooLarge } from '../xml/safe-parse.js';
-import { DEFAULT_STREAM_XML_LIMITS, resolveXmlLimits } from '../xml/limits.js';
-import { notUtf8 } from '../xml/utf8.js';
+import {
+  DEFAULT_MAX_BYTES,
+  DEFAULT_STREAM_XML_LIMITS,
+  PrologGuard,
+  Utf8SliceDecoder,
+  XmlReader,
+  resolveXmlLimits,
+  tooLarge,
+} from '../xml/index.js';
 import { DocumentBuilder, type DocumentHeader } from './builder.js';
 import type { Entry, ParseOptions } from './model.js';
 
@@ -32,26 +38,24 @@ export async function* streamDocument(
     builder,
     resolveXmlLimits(DEFAULT_STREAM_XML_LIMITS, options.limits),
   );
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  let bytes = 0;
-  const decode = (chunk: Uint8Array, stream: boolean): string => {
-    try {
-      return decoder.decode(chunk, { stream });
-    } catch {
-      throw notUtf8(bytes);
-    }
+  const decoder = new Utf8SliceDecoder();
+  const prolog = new PrologGuard();
+  const write = (text: string): void => {
+    if (!prolog.done) prolog.feed(text);
+    reader.write(text);
   };
+  let bytes = 0;
   for await (const chunk of chunks) {
     bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk, 'utf8') : chunk.byteLength;
     if (bytes > maxBytes) throw tooLarge(bytes, maxBytes);
-    reader.write(typeof chunk === 'string' ? chunk : decode(chunk, true));
+    write(typeof chunk === 'string' ? chunk : decoder.decode(chunk));
     if (queue.length > 0) {
       const ready = queue;
       queue = [];
       yield* ready;
     }
   }
-  reader.write(decode(new Uint8Array(0), false));
+  write(decoder.decode(new Uint8Array(0), true));
   reader.close();
   builder.sendHeader();
   yield* queue;

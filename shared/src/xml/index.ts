@@ -4,3 +4,4 @@ export * from './safe-parse.js';
 export * from './escape.js';
 export * from './limits.js';
 export * from './utf8.js';
+export * from './prolog.js';

@@ -2,7 +2,7 @@
 // hostile or broken document is refused in time linear in its size. Element depth matters most:
 // namespace resolution walks the open-tag stack for each element, so unbounded depth is quadratic.
 // Each limit has its own stable code; the defaults are far above anything a real Source serves.
-import { DocumentError, type DocumentErrorCode } from '../documents/errors.js';
+import { DocumentError, type DocumentErrorCode } from '../errors/index.js';
 
 export interface XmlLimits {
   /** Nesting depth of elements (a Change List needs 4). RS_XML_TOO_DEEP. */

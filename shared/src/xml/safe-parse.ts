@@ -1,11 +1,11 @@
 // The one way we read XML: saxes in namespace mode (RC-1: elements are matched by namespace URI),
-// with the safety rules every entry point shares. A DOCTYPE is refused outright, before parsing,
-// because ResourceSync never needs one and DTD entities are the XML bomb / XXE vector; saxes
-// itself never expands DTD entities, and its `doctype` event is the backstop for streamed input.
+// with the safety rules every entry point shares. A DOCTYPE is refused before parsing (prolog.ts);
+// saxes itself never expands DTD entities, and its `doctype` event is the backstop.
 // Well-formedness is checked in the same single pass (no separate validator run).
 import { SaxesParser, type SaxesTagNS } from 'saxes';
 import { DocumentError } from '../errors/index.js';
 import { DEFAULT_XML_LIMITS, XmlLimitError, type XmlLimitCode, type XmlLimits } from './limits.js';
+import { doctypeForbidden } from './prolog.js';
 
 /** RC-4: the community limit of 50 MB per document, as bytes (50 MiB). */
 export const DEFAULT_MAX_BYTES = 52_428_800;
@@ -30,52 +30,6 @@ export function tooLarge(bytes: number | undefined, maxBytes: number): DocumentE
   return new DocumentError('RS_TOO_LARGE', `document larger than ${maxBytes} bytes`, {
     details: { maxBytes, bytes },
   });
-}
-
-export function doctypeForbidden(line?: number): DocumentError {
-  return new DocumentError(
-    'RS_DOCTYPE_FORBIDDEN',
-    `DOCTYPE / ENTITY declarations are not allowed${line ? ` (line ${line})` : ''}`,
-    {
-      details: line ? { line } : {},
-    },
-  );
-}
-
-/**
- * Scans the prolog (everything before the root element) for `<!DOCTYPE` without parsing anything.
- * A DOCTYPE is only legal there; one anywhere later is a well-formedness error saxes reports.
- */
-export function assertNoDoctype(xml: string): void {
-  let i = 0;
-  const n = xml.length;
-  for (;;) {
-    const lt = xml.indexOf('<', i);
-    if (lt < 0 || lt + 1 >= n) return;
-    const next = xml.charCodeAt(lt + 1);
-    if (next === 0x3f /* ? */) {
-      const end = xml.indexOf('?>', lt + 2);
-      if (end < 0) return;
-      i = end + 2;
-    } else if (next === 0x21 /* ! */) {
-      if (xml.startsWith('<!--', lt)) {
-        const end = xml.indexOf('-->', lt + 4);
-        if (end < 0) return;
-        i = end + 3;
-      } else {
-        // `<!DOCTYPE`, `<!ENTITY` or anything else with `<!` before the root: refuse.
-        throw doctypeForbidden(lineAt(xml, lt));
-      }
-    } else {
-      return; // the root element starts here
-    }
-  }
-}
-
-function lineAt(text: string, index: number): number {
-  let line = 1;
-  for (let i = text.indexOf('\n'); i >= 0 && i < index; i = text.indexOf('\n', i + 1)) line++;
-  return line;
 }
 
 /** Input is fed to saxes in slices of this many characters (see XmlReader.write). */

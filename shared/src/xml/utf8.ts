@@ -1,7 +1,7 @@
 // XML 1.0 well-formedness starts with the encoding: bytes that are not UTF-8 (0xFF, the overlong
 // C0 AF, an encoded surrogate) are refused, never replaced by U+FFFD and passed on (RN-1).
 import { isUtf8 } from 'node:buffer';
-import { DocumentError } from '../documents/errors.js';
+import { DocumentError } from '../errors/index.js';
 
 export function notUtf8(at?: number): DocumentError {
   return new DocumentError(
@@ -18,4 +18,25 @@ export function decodeUtf8Strict(bytes: Uint8Array): string {
   if (!isUtf8(bytes)) throw notUtf8();
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/**
+ * Strict UTF-8 decoding piece by piece (a sequence split between pieces is joined; a leading BOM is
+ * dropped): RS_XML_NOT_UTF8 with the offset of the piece the bad bytes are in. Used where a large
+ * body is decoded in slices between yields to the event loop, and by the streaming reader.
+ */
+export class Utf8SliceDecoder {
+  private readonly decoder = new TextDecoder('utf-8', { fatal: true });
+  private offset = 0;
+
+  /** Decodes the next piece; `last` flushes (an unfinished sequence at the end is refused). */
+  decode(piece: Uint8Array, last = false): string {
+    try {
+      const text = this.decoder.decode(piece, { stream: !last });
+      this.offset += piece.byteLength;
+      return text;
+    } catch {
+      throw notUtf8(this.offset);
+    }
+  }
 }

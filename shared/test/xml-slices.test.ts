@@ -1,0 +1,144 @@
+// The sliced readers (parseChangeNotificationInSlices on the hub's publish path, streamDocument for
+// large lists) decode, check the prolog and parse slice by slice: the answers must be those of the
+// one-piece parse, wherever a slice boundary falls (in a UTF-8 sequence, in `<!DOCTYPE`, in a
+// comment's end marker). Unknown elements in a notification are skipped, not stored.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  DocumentError,
+  RS_NS,
+  SITEMAP_NS,
+  parseChangeNotification,
+  parseChangeNotificationInSlices,
+  parseDocument,
+  streamDocument,
+  type DocumentErrorCode,
+} from '@rsnotify/shared';
+
+const SLICE = 64 * 1024;
+const OPEN = `<urlset xmlns="${SITEMAP_NS}" xmlns:rs="${RS_NS}">`;
+const MD =
+  '<rs:md capability="change-notification" from="2026-01-01T00:00:00Z" until="2026-01-01T00:00:01Z"/>';
+const ENTRY = '<url><loc>http://a.test/r</loc><rs:md change="created"/></url>';
+
+/** A prolog padded so that `marker` starts `shift` bytes before the first slice boundary. */
+function prologWith(marker: string, shift: number): string {
+  const head = '<?xml version="1.0" encoding="UTF-8"?>\n<!--';
+  const pad = 'x'.repeat(SLICE - shift - head.length - '-->'.length);
+  return `${head}${pad}-->${marker}`;
+}
+
+async function codeOf(run: () => Promise<unknown>): Promise<DocumentErrorCode | 'accepted'> {
+  try {
+    await run();
+    return 'accepted';
+  } catch (e) {
+    if (e instanceof DocumentError) return e.code;
+    throw e;
+  }
+}
+
+async function streamAll(bytes: Buffer, chunk = SLICE): Promise<number> {
+  let entries = 0;
+  async function* chunks(): AsyncGenerator<Uint8Array> {
+    for (let off = 0; off < bytes.length; off += chunk) yield bytes.subarray(off, off + chunk);
+  }
+  for await (const e of streamDocument(chunks())) if (e.type === 'entry') entries++;
+  return entries;
+}
+
+/** The three readers' answers on the same bytes. */
+async function allReaders(bytes: Buffer): Promise<string[]> {
+  return [
+    await codeOf(async () => parseChangeNotification(bytes)),
+    await codeOf(() => parseChangeNotificationInSlices(bytes)),
+    await codeOf(() => streamAll(bytes, 1000)),
+  ];
+}
+
+test('a DOCTYPE split by a slice boundary is still RS_DOCTYPE_FORBIDDEN, in every reader', async () => {
+  for (const shift of [1, 2, 3, 4, 5, 9]) {
+    const xml = `${prologWith('<!DOCTYPE urlset [<!ENTITY a "b">]>', shift)}\n${OPEN}${MD}${ENTRY}</urlset>`;
+    assert.deepEqual(
+      await allReaders(Buffer.from(xml)),
+      ['RS_DOCTYPE_FORBIDDEN', 'RS_DOCTYPE_FORBIDDEN', 'RS_DOCTYPE_FORBIDDEN'],
+      `DOCTYPE ${shift} bytes before the boundary`,
+    );
+  }
+});
+
+test('a long prolog (comment and PI ends across slice boundaries) is read, not refused', async () => {
+  for (const shift of [1, 2, 3]) {
+    const xml = `${prologWith('<?pi a?>', shift)}\n<!-- c -->${OPEN}${MD}${ENTRY}</urlset>`;
+    assert.deepEqual(await allReaders(Buffer.from(xml)), ['accepted', 'accepted', 'accepted']);
+  }
+  const n = await parseChangeNotificationInSlices(
+    Buffer.from(`${prologWith('', 2)}${OPEN}${MD}${ENTRY}</urlset>`),
+  );
+  assert.equal(n.entries.length, 1);
+});
+
+test('RS_XML_NOT_UTF8 after the first slice, and a sequence split by a boundary is joined', async () => {
+  const head = Buffer.from(`${OPEN}${MD}<url><loc>http://a.test/`);
+  const pad = Buffer.alloc(SLICE - head.length - 1, 0x61); // the 3-byte € straddles the boundary
+  const tail = Buffer.from(`</loc><rs:md change="created"/></url></urlset>`);
+  const good = Buffer.concat([head, pad, Buffer.from('€'), tail]);
+  assert.deepEqual(await allReaders(good), ['accepted', 'accepted', 'accepted']);
+  const sliced = await parseChangeNotificationInSlices(good);
+  assert.ok(sliced.entries[0]!.loc.endsWith('a€'));
+  for (const bad of [[0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82]]) {
+    const bytes = Buffer.concat([
+      head,
+      pad,
+      Buffer.from('</loc><rs:md change="created"/></url><!--'),
+      Buffer.alloc(SLICE, 0x62), // the bad bytes sit in the third slice, in a comment
+      Buffer.from(bad),
+      Buffer.from('--></urlset>'),
+    ]);
+    assert.deepEqual(
+      await allReaders(bytes),
+      ['RS_XML_NOT_UTF8', 'RS_XML_NOT_UTF8', 'RS_XML_NOT_UTF8'],
+      `bytes ${bad.join(' ')}`,
+    );
+  }
+  // Truncated at the very end of the input: the flush refuses it.
+  const truncated = Buffer.concat([
+    Buffer.from(`${OPEN}${MD}${ENTRY}</urlset>`),
+    Buffer.from([0xe2]),
+  ]);
+  assert.equal(await codeOf(() => parseChangeNotificationInSlices(truncated)), 'RS_XML_NOT_UTF8');
+});
+
+test('the sliced parse gives the same notification as the one-piece parse', async () => {
+  const xml = Buffer.from(
+    `\uFEFF${OPEN}${MD}${Array.from({ length: 3000 }, (_, i) => ENTRY.replace('/r<', `/r${i}<`)).join('\n')}</urlset>`,
+  );
+  assert.deepEqual(await parseChangeNotificationInSlices(xml), parseChangeNotification(xml));
+});
+
+test('unknown elements: a notification skips them (accepted, nothing stored); parseDocument keeps them', async () => {
+  const many = `${OPEN}${MD}${'<x:b xmlns:x="urn:x"><c>t</c></x:b>'.repeat(20_000)}${ENTRY}</urlset>`;
+  const n = await parseChangeNotificationInSlices(Buffer.from(many));
+  assert.equal(n.entries.length, 1);
+  assert.equal(n.extraElements, undefined);
+  assert.equal(parseChangeNotification(many).extraElements, undefined);
+  assert.equal(parseDocument(many).extraElements?.length, 20_000);
+  // Inside an entry as well, and the entry's own fields are still read.
+  const inEntry = `${OPEN}${MD}<url><loc>http://a.test/r</loc>${'<u/>'.repeat(5000)}<rs:md change="updated"/></url></urlset>`;
+  const e = parseChangeNotification(inEntry).entries[0]!;
+  assert.equal(e.extraElements, undefined);
+  assert.equal(e.md?.change, 'updated');
+});
+
+test('unknown elements past maxElements are refused by count, whether kept or skipped', async () => {
+  const flat = Buffer.from(`${OPEN}${MD}${'<b/>'.repeat(12_000)}${ENTRY}</urlset>`);
+  const limits = { maxElements: 10_000 };
+  assert.equal(
+    await codeOf(() => parseChangeNotificationInSlices(flat, { limits })),
+    'RS_XML_TOO_MANY_ELEMENTS',
+  );
+  assert.equal(
+    await codeOf(async () => parseDocument(flat, { limits })),
+    'RS_XML_TOO_MANY_ELEMENTS',
+  );
+});
