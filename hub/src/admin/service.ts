@@ -1,7 +1,7 @@
 // The operator's operations over the shared store: what the admin API, the console pages and the
 // CLI's `--db` mode all call. Results are plain views with every secret already redacted, except the
 // one answer that must carry a fresh token (Source added or rotated), which is shown once.
-import { signatureHeader, RsnotifyError } from '@rsnotify/shared';
+import { signatureHeader } from '@rsnotify/shared';
 import { deliveryTarget, type SendDelivery } from '../outbound/index.js';
 import type { HubRepository, SourceRecord } from '../store/index.js';
 import { generateToken, hashToken } from '../tenants/index.js';
