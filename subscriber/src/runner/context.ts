@@ -10,7 +10,11 @@ import {
 import type { SourceConfig } from '../config.js';
 import type { Mirror } from '../mirror/index.js';
 import type { Logger } from '../observability/index.js';
-import type { OrderingOptions, OrderingState } from '../ordering/index.js';
+import {
+  initialOrderingState,
+  type OrderingOptions,
+  type OrderingState,
+} from '../ordering/index.js';
 import type { SourceRecord } from '../store/index.js';
 import { systemTimers, type Runtime, type Timers } from './runtime.js';
 
@@ -78,7 +82,7 @@ export class Lane {
 export class RunnerContext {
   source!: SourceRecord;
   mirror!: Mirror;
-  ordering: OrderingState = { buffer: [] };
+  ordering: OrderingState = initialOrderingState();
   readonly opts: OrderingOptions;
   readonly log: Logger;
   readonly timers: NamedTimers;
