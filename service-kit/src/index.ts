@@ -23,3 +23,5 @@ export {
 } from './db-file.js';
 export { backoff, type BackoffOptions } from './backoff.js';
 export { SERVICE_KIT_ERRORS, WaitTimeoutError, type ServiceKitErrorCode } from './errors.js';
+export { isCrossSiteRequest, type CrossSiteHeaders } from './cross-site.js';
+export { clientErrorAnswer, clientErrorResponse, type ClientErrorAnswer } from './client-error.js';
