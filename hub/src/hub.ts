@@ -35,12 +35,7 @@ import {
   registerClusterMetrics,
   type LeaderJobs,
 } from './cluster/index.js';
-import {
-  BridgeError,
-  BridgeService,
-  mountBridgeRoutes,
-  type BridgedSourceView,
-} from './bridge/index.js';
+import { BridgeService, mountBridgeRoutes, type BridgedSourceView } from './bridge/index.js';
 import { SubscriptionService, VerificationWorker } from './subscriptions/index.js';
 import { TenantDirectory } from './tenants/index.js';
 import { AdminService, hubAdmin } from './admin/index.js';
@@ -66,6 +61,8 @@ export interface RunningHub {
   removeBridgedSource(name: string): Promise<boolean>;
   /** Requests the bridge sent to an origin since start (tests, bench). */
   bridgeRequestsTo(origin: string): number;
+  /** True while this process polls the bridged Sources (with PostgreSQL: the cluster leader). */
+  bridgePolling(): boolean;
   /** Graceful: stop accepting, finish or persist in-flight work, close the database. */
   close(): Promise<void>;
 }
@@ -92,18 +89,14 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
   const random = options.random ?? systemRandom;
   const now = () => clock.now();
   const where = parseDbLocation(config.dbFile);
-  // The bridge's tables live beside the SQLite engine's (one connection, one transaction per poll);
-  // the PostgreSQL engine has no bridge store yet.
+  // The bridge's tables live beside the hub's (SQLite: one connection; PostgreSQL: one pool), so a
+  // poll commits in one transaction with the notifications it made.
   const sqliteStores = where.engine === 'sqlite' ? openSqliteStores(where.file) : undefined;
-  if (!sqliteStores && config.bridge.sources.length > 0) {
-    throw new BridgeError(
-      'RSN_BRIDGE_UNSUPPORTED',
-      'bridged Sources (bridge.sources) need the SQLite store in this version, not PostgreSQL',
-      {},
-    );
-  }
   const store: HubRepository = sqliteStores?.repository ?? (await openRepository(config.dbFile));
   const pgStore = where.engine === 'postgres' ? (store as PostgresRepository) : undefined;
+  const bridgeStore = sqliteStores?.bridge ?? pgStore!.bridge;
+  // Bridged Sources are polled by the process that runs the once-per-cluster jobs, once it listens.
+  let bridgeJobs: { poll: boolean; ready: boolean } = { poll: false, ready: false };
   const nodeId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const dbLabel = pgStore ? `postgres://${pgStore.target.display}` : config.dbFile;
   const outbound = { allowPrivateNetworks: config.allowPrivateNetworks };
@@ -179,6 +172,8 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
       if (e.kind === 'intent' || e.kind === 'resync') worker.wake();
     });
     worker.start();
+    bridgeJobs = { ...bridgeJobs, poll: true };
+    if (bridgeJobs.ready) void bridge.startPolling().catch(logBridgeError);
     const sweep = setInterval(() => {
       subscriptions
         .sweepExpired()
@@ -207,6 +202,8 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
         clearInterval(sweep);
         clearInterval(prune);
         offIntent?.();
+        bridgeJobs = { ...bridgeJobs, poll: false };
+        await bridge.stopPolling();
         if (verifier === worker) verifier = undefined;
         await worker.close();
       },
@@ -258,26 +255,26 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
           }),
   };
   const publishing = new PublishingService(publishingDeps);
-  const bridge =
-    sqliteStores &&
-    new BridgeService({
-      store: sqliteStores.bridge,
-      agent,
-      logger,
-      registry: metrics.registry,
-      outbound,
-      now,
-      random: Math.random,
-      hubUrl: () => url,
-      requestTimeoutMs: config.requestTimeoutMs,
-      maxDocumentBytes: config.bridge.maxDocumentBytes,
-      maxEntriesPerNotification: config.bridge.maxEntriesPerNotification,
-      maxNotificationBytes: config.maxBodyBytes,
-      onAccepted: (n) => {
-        metrics.notificationsAccepted.inc({ kind: 'bridge' });
-        deliveries.published(n);
-      },
-    });
+  const logBridgeError = (err: unknown) =>
+    logger.error({ event: 'store.error', err: describeError(err) }, 'bridge start failed');
+  const bridge = new BridgeService({
+    store: bridgeStore,
+    agent,
+    logger,
+    registry: metrics.registry,
+    outbound,
+    now,
+    random: Math.random,
+    hubUrl: () => url,
+    requestTimeoutMs: config.requestTimeoutMs,
+    maxDocumentBytes: config.bridge.maxDocumentBytes,
+    maxEntriesPerNotification: config.bridge.maxEntriesPerNotification,
+    maxNotificationBytes: config.maxBodyBytes,
+    onAccepted: (n) => {
+      metrics.notificationsAccepted.inc({ kind: 'bridge' });
+      deliveries.published(n);
+    },
+  });
 
   try {
     await scheduler.start();
@@ -330,7 +327,7 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
     ping: () => store.ping(),
     accepting: () => accepting,
     admin,
-    mounts: bridge ? [(a) => mountBridgeRoutes(a, hubPath, bridge, () => url)] : [],
+    mounts: [(a) => mountBridgeRoutes(a, hubPath, bridge, () => url)],
     healthDetails: () =>
       pgStore
         ? {
@@ -388,23 +385,24 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
   });
 
   let seenMarker = store.externalChangeMarker();
-  const bridgeRefresh =
-    bridge &&
-    setInterval(() => {
-      // `rsnotify-hub source add --poll` from another process: start polling without a restart.
-      const marker = store.externalChangeMarker();
-      if (marker === seenMarker) return;
-      seenMarker = marker;
-      bridge
-        .refresh()
-        .catch((err: unknown) =>
-          logger.error({ event: 'store.error', err: describeError(err) }, 'bridge refresh failed'),
-        );
-    }, 2_000);
-  bridgeRefresh?.unref();
+  const bridgeRefresh = setInterval(() => {
+    // `rsnotify-hub source add --poll` from another process: start polling without a restart.
+    const marker = store.externalChangeMarker();
+    if (marker === seenMarker) return;
+    seenMarker = marker;
+    bridge
+      .refresh()
+      .catch((err: unknown) =>
+        logger.error({ event: 'store.error', err: describeError(err) }, 'bridge refresh failed'),
+      );
+  }, 2_000);
+  bridgeRefresh.unref();
   for (const b of config.bridge.sources)
-    await bridge!.add(b.name, b.poll, b.intervalMs, { ensure: true });
-  await bridge?.start();
+    await bridge.add(b.name, b.poll, b.intervalMs, { ensure: true });
+  await bridge.start({ poll: bridgeJobs.poll });
+  bridgeJobs = { ...bridgeJobs, ready: true };
+  // Leadership may have come while the registry loaded: poll now if so.
+  if (bridgeJobs.poll) await bridge.startPolling();
 
   logger.info(
     {
@@ -440,24 +438,19 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
       return { token };
     },
     async addBridgedSource(name: string, pollUrl: string, o: { intervalMs?: number } = {}) {
-      if (!bridge)
-        throw new BridgeError(
-          'RSN_BRIDGE_UNSUPPORTED',
-          'bridged Sources need the SQLite store in this version',
-          {},
-        );
       return bridge.add(name, pollUrl, o.intervalMs ?? DEFAULT_BRIDGE_POLL_INTERVAL_MS);
     },
-    listBridgedSources: async () => (bridge ? bridge.list() : []),
-    removeBridgedSource: async (name: string) => (bridge ? bridge.remove(name) : false),
-    bridgeRequestsTo: (origin: string) => bridge?.requestsTo(origin) ?? 0,
+    listBridgedSources: () => bridge.list(),
+    removeBridgedSource: (name: string) => bridge.remove(name),
+    bridgeRequestsTo: (origin: string) => bridge.requestsTo(origin),
+    bridgePolling: () => bridge.isPolling,
     close() {
       closing ??= (async () => {
         accepting = false;
         const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        if (bridgeRefresh) clearInterval(bridgeRefresh);
-        await bridge?.close();
+        clearInterval(bridgeRefresh);
+        await bridge.close();
         await Promise.all([soleJobs?.stop(), leader?.close(), deliveries.close()]);
         // Claims go back only after the cursors are saved, so the next owner starts where this one stopped.
         await coordinator?.close();

@@ -33,6 +33,8 @@ import {
 } from './connection.js';
 import { HUB_CHANNEL, StoreEvents, encodeEvent, type StoreEvent } from './events.js';
 import { PgClusterStore } from './cluster.js';
+import type { BridgeRepository } from '../bridge-repository.js';
+import { createPostgresBridgeRepository } from './bridge.js';
 
 type Db = NodePgDatabase<typeof schema>;
 type SubscriptionRow = typeof schema.subscriptions.$inferSelect;
@@ -80,6 +82,8 @@ export interface PostgresRepository extends HubRepository {
   readonly events: StoreEvents;
   /** The queries that coordinate several hub processes (claims, heartbeats, leadership). */
   readonly cluster: PgClusterStore;
+  /** The poll-to-push bridge's store, on the same pool (a poll commits with its notifications). */
+  readonly bridge: BridgeRepository;
 }
 
 /** Connects (one clear error line when it cannot), applies the migrations, starts listening. */
@@ -111,6 +115,7 @@ type Pending = {
 class PgRepository implements PostgresRepository {
   private readonly db: Db;
   readonly cluster: PgClusterStore;
+  readonly bridge: BridgeRepository;
   private pendingAppends: Pending[] = [];
   private readonly recentReads = new Map<string, Promise<StoredNotification | undefined>>();
   private appending = false;
@@ -124,6 +129,7 @@ class PgRepository implements PostgresRepository {
   ) {
     this.db = drizzle(pool, { schema });
     this.cluster = new PgClusterStore(pool, (fn) => this.call(fn), url);
+    this.bridge = createPostgresBridgeRepository(pool, (fn) => this.call(fn));
   }
 
   /** Runs a store call, turning a lost database into RSN_STORE_UNAVAILABLE (answered 503 upstream). */
