@@ -12,7 +12,6 @@ import type {
   BridgeRepository,
   NewBridgedSource,
 } from '../bridge-repository.js';
-import type { NewNotification } from '../repository.js';
 import {
   bridgeExists,
   listRows,
@@ -21,53 +20,11 @@ import {
   toBridgedSource,
 } from '../bridge-records.js';
 import { HUB_CHANNEL, encodeEvent } from './events.js';
+import { appendInTransaction } from './appends.js';
 
 type Db = NodePgDatabase<typeof schema>;
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 type SourceRow = typeof schema.bridgeSources.$inferSelect;
-
-/** Appends to each topic in URL order (no deadlock with concurrent publishers); returns seqs in input order. */
-async function appendInTx(
-  client: pg.PoolClient,
-  notifications: readonly NewNotification[],
-): Promise<{ topicId: number; seq: number }[]> {
-  if (notifications.length === 0) return [];
-  const counts = new Map<string, number>();
-  for (const n of notifications) counts.set(n.topicUrl, (counts.get(n.topicUrl) ?? 0) + 1);
-  const ends = new Map<string, { id: number; lastSeq: number }>();
-  for (const url of [...counts.keys()].sort()) {
-    const r = await client.query<{ id: number; last_seq: number }>(
-      `INSERT INTO topics (url, last_seq, created_at) VALUES ($1, $2, $3)
-       ON CONFLICT (url) DO UPDATE SET last_seq = topics.last_seq + EXCLUDED.last_seq RETURNING id, last_seq`,
-      [url, counts.get(url)!, notifications[0]!.receivedAt],
-    );
-    ends.set(url, { id: r.rows[0]!.id, lastSeq: r.rows[0]!.last_seq });
-  }
-  const next = new Map([...ends].map(([url, e]) => [url, e.lastSeq - counts.get(url)! + 1]));
-  const out = notifications.map((n) => {
-    const seq = next.get(n.topicUrl)!;
-    next.set(n.topicUrl, seq + 1);
-    return { topicId: ends.get(n.topicUrl)!.id, seq };
-  });
-  await client.query(
-    `INSERT INTO notifications (topic_id, seq, received_at, content_type, link_header, body)
-     SELECT * FROM unnest($1::int[], $2::int[], $3::bigint[], $4::text[], $5::text[], $6::bytea[])`,
-    [
-      out.map((r) => r.topicId),
-      out.map((r) => r.seq),
-      notifications.map((n) => n.receivedAt),
-      notifications.map((n) => n.contentType),
-      notifications.map((n) => n.linkHeader),
-      notifications.map((n) => n.body),
-    ],
-  );
-  for (const end of ends.values())
-    await client.query('SELECT pg_notify($1, $2)', [
-      HUB_CHANNEL,
-      encodeEvent({ kind: 'published', topicId: end.id, seq: end.lastSeq }),
-    ]);
-  return out;
-}
 
 export function createPostgresBridgeRepository(
   pool: pg.Pool,
@@ -188,7 +145,7 @@ export function createPostgresBridgeRepository(
           }
           if (row.generation !== poll.generation)
             throw positionMoved(row.name, poll.generation, row.generation);
-          const out = await appendInTx(client, poll.notifications);
+          const out = await appendInTransaction(client, poll.notifications);
           const p = positionColumns(poll.position);
           await client.query(
             `UPDATE bridge_sources SET capability_list_url = $2, change_list_url = $3, discovered_at = $4,
