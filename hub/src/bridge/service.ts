@@ -102,12 +102,18 @@ export class BridgeService {
   async startPolling(): Promise<void> {
     if (this.closed || this.polling) return;
     this.polling = true;
+    this.deps.logger.info(
+      { event: 'bridge.polling_started', sources: this.pollers.size },
+      'this process polls the bridged Sources',
+    );
     await this.refresh();
     for (const p of this.pollers.values()) this.scheduleFirst(p);
   }
 
   /** Stops polling here (leadership lost or handed back); waits for a poll under way. */
   async stopPolling(): Promise<void> {
+    if (this.polling)
+      this.deps.logger.info({ event: 'bridge.polling_stopped' }, 'bridge polling stopped here');
     this.polling = false;
     const running: Promise<void>[] = [];
     for (const p of this.pollers.values()) {
