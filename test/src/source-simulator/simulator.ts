@@ -24,6 +24,7 @@ import {
 } from './faults.js';
 import { nextChange, newResource, type GeneratorOptions } from './generator.js';
 import { SimulatorError, planExplicitChanges, type ExplicitIntent } from './explicit-changes.js';
+import { advertisedHub } from './channel.js';
 import { DEFAULT_RETRY, Publisher, type HubTarget, type PostRecord } from './publisher.js';
 import { createRandom, type Random } from './random.js';
 import { listen, type ListeningServer } from './server.js';
@@ -153,7 +154,7 @@ class Simulator implements SourceSimulator {
     this.publisher = new Publisher({
       topicUrl: this.topicUrl,
       capabilityListUrl: this.capabilityListUrl,
-      hub: () => this.hubTarget,
+      hub: () => advertisedHub(this.faults, this.hubTarget),
       retry: { ...DEFAULT_RETRY, ...options.retry },
       now: this.clock,
       ...(options.log ? { log: options.log } : {}),
@@ -170,7 +171,7 @@ class Simulator implements SourceSimulator {
       faults: this.faults,
       clock: this.clock,
       lastUntil: () => this.lastUntilTime,
-      hub: () => this.hubTarget,
+      hub: () => advertisedHub(this.faults, this.hubTarget),
       topicBody: () => (this.options.topicBody === 'empty' ? undefined : this.latestNotification),
     });
     this.corrupted = this.site.corrupted;
