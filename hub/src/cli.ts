@@ -19,6 +19,7 @@ import {
   parseDbLocation,
   type BridgeRepository,
   type HubRepository,
+  type PostgresRepository,
 } from './store/index.js';
 import { bridgedTopicUrl, checkBridgeName } from './bridge/index.js';
 import { parseDuration } from '@rsnotify/service-kit';
@@ -270,7 +271,7 @@ async function serve(opts: Record<string, unknown>, cmd: Command): Promise<void>
 
 async function openDirectory(db: string | undefined): Promise<{
   store: HubRepository;
-  bridge: BridgeRepository | undefined;
+  bridge: BridgeRepository;
   tenants: TenantDirectory;
 }> {
   // A file path is SQLite, postgres://... is PostgreSQL (no LISTEN needed for one command).
@@ -281,16 +282,11 @@ async function openDirectory(db: string | undefined): Promise<{
     const { repository: store, bridge } = openSqliteStores(where.file);
     return { store, bridge, tenants: new TenantDirectory(store) };
   }
-  const store = await openRepository(location, { listen: false, poolSize: 2 });
-  return { store, bridge: undefined, tenants: new TenantDirectory(store) };
-}
-
-function bridgeOf(bridge: BridgeRepository | undefined): BridgeRepository {
-  if (!bridge)
-    throw new UsageError(
-      'bridged Sources (--poll) need the SQLite store in this version, not PostgreSQL',
-    );
-  return bridge;
+  const store = (await openRepository(location, {
+    listen: false,
+    poolSize: 2,
+  })) as PostgresRepository;
+  return { store, bridge: store.bridge, tenants: new TenantDirectory(store) };
 }
 
 /** The hub endpoint URL bridged topics hang off: flag, environment, config file, serve's default. */
@@ -386,13 +382,9 @@ export function buildProgram(): Command {
             throw new UsageError((err as Error).message);
           }
           const intervalMs = pollIntervalMs(o.pollInterval);
-          if (
-            parseDbLocation(o.db ?? process.env.RSNOTIFY_HUB_DB ?? DEFAULT_DB).engine !== 'sqlite'
-          )
-            bridgeOf(undefined);
           const { store, bridge } = await openDirectory(o.db);
           try {
-            const r = await bridgeOf(bridge).addBridgedSource({
+            const r = await bridge.addBridgedSource({
               name,
               pollUrl: new URL(o.poll).href,
               intervalMs,
