@@ -4,6 +4,10 @@ import { defineConfig } from 'drizzle-kit';
 
 export default defineConfig({
   dialect: 'postgresql',
-  schema: ['./src/store/postgres/schema.ts', './src/store/postgres/admin-schema.ts'],
+  schema: [
+    './src/store/postgres/schema.ts',
+    './src/store/postgres/bridge-schema.ts',
+    './src/store/postgres/admin-schema.ts',
+  ],
   out: './drizzle-pg',
 });

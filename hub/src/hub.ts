@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
-import { createOutboundAgent } from '@rsnotify/shared';
+import { createOutboundAgent, describeError } from '@rsnotify/shared';
 import { createApp } from './app.js';
 import {
   DEFAULT_BRIDGE_POLL_INTERVAL_MS,
@@ -34,7 +34,7 @@ import {
   registerClusterMetrics,
   type LeaderJobs,
 } from './cluster/index.js';
-import { BridgeError, BridgeService, mountBridgeRoutes } from './bridge/index.js';
+import { BridgeService, mountBridgeRoutes } from './bridge/index.js';
 import { SubscriptionService, type VerificationWorker } from './subscriptions/index.js';
 import { startListener } from './listener/index.js';
 import { startHubJobs } from './jobs.js';
@@ -60,16 +60,9 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
   const secrets = config.secretKeyFile
     ? loadSecretKeyFile(config.secretKeyFile)
     : PLAINTEXT_SECRETS;
-  // The bridge's tables live beside the SQLite engine's (one connection, one transaction per poll);
-  // the PostgreSQL engine has no bridge store yet.
+  // The bridge's tables live beside the hub's (SQLite: one connection; PostgreSQL: one pool), so a
+  // poll commits in one transaction with the notifications it made.
   const sqliteStores = where.engine === 'sqlite' ? openSqliteStores(where.file) : undefined;
-  if (!sqliteStores && config.bridge.sources.length > 0) {
-    throw new BridgeError(
-      'RSN_BRIDGE_UNSUPPORTED',
-      'bridged Sources (bridge.sources) need the SQLite store in this version, not PostgreSQL',
-      {},
-    );
-  }
   const store: HubRepository = sqliteStores?.repository ?? (await openRepository(config.dbFile));
   const pgStore = where.engine === 'postgres' ? (store as PostgresRepository) : undefined;
   try {
@@ -79,6 +72,9 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
     throw err;
   }
   const openSecret = (stored: string): string => secrets.open(stored);
+  const bridgeStore = sqliteStores?.bridge ?? pgStore!.bridge;
+  // Bridged Sources are polled by the process that runs the once-per-cluster jobs, once it listens.
+  let bridgeJobs: { poll: boolean; ready: boolean } = { poll: false, ready: false };
   const nodeId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const dbLabel = pgStore ? `postgres://${pgStore.target.display}` : config.dbFile;
   const outbound = { allowPrivateNetworks: config.allowPrivateNetworks };
@@ -139,8 +135,8 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
   });
 
   /** The jobs that must run once (per process with SQLite, per cluster with PostgreSQL). */
-  const startJobs = (): LeaderJobs =>
-    startHubJobs({
+  const startJobs = (): LeaderJobs => {
+    const jobs = startHubJobs({
       store,
       pgStore,
       agent,
@@ -153,6 +149,16 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
       deliveries,
       onWorker: (w) => (verifier = w),
     });
+    bridgeJobs = { ...bridgeJobs, poll: true };
+    if (bridgeJobs.ready) void bridge.startPolling().catch(logBridgeError);
+    return {
+      async stop() {
+        bridgeJobs = { ...bridgeJobs, poll: false };
+        await bridge.stopPolling();
+        await jobs.stop();
+      },
+    };
+  };
   let leader: ClusterLeader | undefined;
   let soleJobs: LeaderJobs | undefined;
 
@@ -199,26 +205,26 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
           }),
   };
   const publishing = new PublishingService(publishingDeps);
-  const bridge =
-    sqliteStores &&
-    new BridgeService({
-      store: sqliteStores.bridge,
-      agent,
-      logger,
-      registry: metrics.registry,
-      outbound,
-      now,
-      random: Math.random,
-      hubUrl: () => url,
-      requestTimeoutMs: config.requestTimeoutMs,
-      maxDocumentBytes: config.bridge.maxDocumentBytes,
-      maxEntriesPerNotification: config.bridge.maxEntriesPerNotification,
-      maxNotificationBytes: config.maxBodyBytes,
-      onAccepted: (n) => {
-        metrics.notificationsAccepted.inc({ kind: 'bridge' });
-        deliveries.published(n);
-      },
-    });
+  const logBridgeError = (err: unknown) =>
+    logger.error({ event: 'store.error', err: describeError(err) }, 'bridge start failed');
+  const bridge = new BridgeService({
+    store: bridgeStore,
+    agent,
+    logger,
+    registry: metrics.registry,
+    outbound,
+    now,
+    random: Math.random,
+    hubUrl: () => url,
+    requestTimeoutMs: config.requestTimeoutMs,
+    maxDocumentBytes: config.bridge.maxDocumentBytes,
+    maxEntriesPerNotification: config.bridge.maxEntriesPerNotification,
+    maxNotificationBytes: config.maxBodyBytes,
+    onAccepted: (n) => {
+      metrics.notificationsAccepted.inc({ kind: 'bridge' });
+      deliveries.published(n);
+    },
+  });
 
   try {
     await scheduler.start();
@@ -257,7 +263,7 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
       send: createSender(agent, { timeoutMs: config.requestTimeoutMs }),
       onSubscriptionDeleted: (id) => deliveries.remove(id),
       openSecret,
-      bridge: bridge || undefined,
+      bridge,
     }),
   });
   const hubPath = new URL(config.publicUrl ?? 'http://x/hub').pathname;
@@ -273,7 +279,7 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
     ping: () => store.ping(),
     accepting: () => accepting,
     admin,
-    mounts: bridge ? [(a) => mountBridgeRoutes(a, hubPath, bridge, () => url)] : [],
+    mounts: [(a) => mountBridgeRoutes(a, hubPath, bridge, () => url)],
     healthDetails: () =>
       pgStore
         ? {
@@ -313,11 +319,14 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
         store,
         deliveries,
         logger,
-        ...(bridge ? { refreshBridge: () => bridge.refresh() } : {}),
+        refreshBridge: () => bridge.refresh(),
       });
   for (const b of config.bridge.sources)
-    await bridge!.add(b.name, b.poll, b.intervalMs, { ensure: true });
-  await bridge?.start();
+    await bridge.add(b.name, b.poll, b.intervalMs, { ensure: true });
+  await bridge.start({ poll: bridgeJobs.poll });
+  bridgeJobs = { ...bridgeJobs, ready: true };
+  // Leadership may have come while the registry loaded: poll now if so.
+  if (bridgeJobs.poll) await bridge.startPolling();
 
   logger.info(
     {
@@ -353,24 +362,19 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
       return { token };
     },
     async addBridgedSource(name: string, pollUrl: string, o: { intervalMs?: number } = {}) {
-      if (!bridge)
-        throw new BridgeError(
-          'RSN_BRIDGE_UNSUPPORTED',
-          'bridged Sources need the SQLite store in this version',
-          {},
-        );
       return bridge.add(name, pollUrl, o.intervalMs ?? DEFAULT_BRIDGE_POLL_INTERVAL_MS);
     },
-    listBridgedSources: async () => (bridge ? bridge.list() : []),
-    removeBridgedSource: async (name: string) => (bridge ? bridge.remove(name) : false),
-    bridgeRequestsTo: (origin: string) => bridge?.requestsTo(origin) ?? 0,
+    listBridgedSources: () => bridge.list(),
+    removeBridgedSource: (name: string) => bridge.remove(name),
+    bridgeRequestsTo: (origin: string) => bridge.requestsTo(origin),
+    bridgePolling: () => bridge.isPolling,
     close() {
       closing ??= (async () => {
         accepting = false;
         const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         externalChanges?.stop();
-        await bridge?.close();
+        await bridge.close();
         await Promise.all([soleJobs?.stop(), leader?.close(), deliveries.close()]);
         // Claims go back only after the cursors are saved, so the next owner starts where this one stopped.
         await coordinator?.close();

@@ -24,6 +24,8 @@ export interface RunningHub {
   removeBridgedSource(name: string): Promise<boolean>;
   /** Requests the bridge sent to an origin since start (tests, bench). */
   bridgeRequestsTo(origin: string): number;
+  /** True while this process polls the bridged Sources (with PostgreSQL: the cluster leader). */
+  bridgePolling(): boolean;
   /** Graceful: stop accepting, finish or persist in-flight work, close the database. */
   close(): Promise<void>;
 }

@@ -1,12 +1,7 @@
 // bridge/: the poll-to-push bridge. For Sources that publish Change Lists and no notifications, the
 // hub polls once per interval and publishes what is new on a channel it owns, `{hub}/bridge/NAME`.
-export {
-  BridgeService,
-  bridgedTopicUrl,
-  checkBridgeName,
-  type BridgeDeps,
-  type BridgedSourceView,
-} from './service.js';
+export { BridgeService, type BridgeDeps, type BridgedSourceView } from './service.js';
+export { bridgedTopicUrl, checkBridgeName } from './names.js';
 export {
   advance,
   listsToRead,

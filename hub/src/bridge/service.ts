@@ -2,28 +2,25 @@
 // new entries into change notifications on a topic the hub owns, stores them exactly like published
 // ones (durable, ordered, one transaction with the position that made them) and hands them to
 // delivery, so N subscribers cost the Source one poll per interval.
+// Every hub process keeps the registry (add, list, lookup); only the process that runs the
+// once-per-cluster jobs polls (startPolling/stopPolling, driven by the cluster leader with
+// PostgreSQL), and the store's generation check keeps a hand-over from publishing anything twice.
 import type { Dispatcher } from 'undici';
-import {
-  checkOutboundUrl,
-  describeError,
-  discoverSource,
-  pageFetcherFrom,
-  type OutboundPolicy,
-} from '@rsnotify/shared';
+import { describeError, type OutboundPolicy } from '@rsnotify/shared';
+import type { Registry } from 'prom-client';
 import type { Logger } from '../observability/index.js';
-import type {
-  BridgedSourceRecord,
-  BridgePosition,
-  BridgeRepository,
-  StoredNotification,
-} from '../store/index.js';
-import { advance, isInitial } from './coverage.js';
+import type { BridgedSourceRecord, BridgeRepository, StoredNotification } from '../store/index.js';
 import { BridgeHttpError, SourceGetter } from './http.js';
-import { BridgeError, readChangeLists } from './read.js';
-import { buildNotifications } from './notifications.js';
 import { nextPollAt } from './schedule.js';
 import { BridgeMetrics } from './metrics.js';
-import type { Registry } from 'prom-client';
+import { pollSource, type PollContext } from './poll.js';
+import {
+  bridgedTopicUrl,
+  checkBridgeName,
+  checkInterval,
+  checkPollUrl,
+  sourceUrlKey,
+} from './names.js';
 
 export interface BridgeDeps {
   readonly store: BridgeRepository;
@@ -56,22 +53,6 @@ export interface BridgedSourceView {
   readonly lastError?: string;
 }
 
-/** `{hubUrl}/bridge/{name}`: the topic URL of a bridged Source. */
-export function bridgedTopicUrl(hubUrl: string, name: string): string {
-  return `${hubUrl.replace(/\/+$/, '')}/bridge/${encodeURIComponent(name)}`;
-}
-
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-
-export function checkBridgeName(name: string): void {
-  if (!NAME.test(name))
-    throw new BridgeError(
-      'RSN_BRIDGE_BAD_NAME',
-      `bridged Source name ${JSON.stringify(name)}: letters, digits, . _ - (max 64)`,
-      { name },
-    );
-}
-
 interface Poller {
   record: BridgedSourceRecord;
   timer?: NodeJS.Timeout;
@@ -84,6 +65,7 @@ export class BridgeService {
   private readonly pollers = new Map<string, Poller>();
   private readonly http: SourceGetter;
   private readonly metrics: BridgeMetrics;
+  private polling = false;
   private closed = false;
 
   constructor(private readonly deps: BridgeDeps) {
@@ -102,11 +84,47 @@ export class BridgeService {
     return this.http.sent.get(origin) ?? 0;
   }
 
-  async start(): Promise<void> {
-    await this.refresh();
+  /** True while this process polls (the only hub process, or the cluster leader). */
+  get isPolling(): boolean {
+    return this.polling;
   }
 
-  /** Picks up Sources another connection (the CLI) added or removed while the hub runs. */
+  /** Loads the registry; polls too unless `poll: false` (a cluster member that is not the leader). */
+  async start(options: { poll?: boolean } = {}): Promise<void> {
+    await this.refresh();
+    if (options.poll ?? true) await this.startPolling();
+  }
+
+  /**
+   * This process becomes the poller. Each Source is polled when its interval since the last
+   * committed poll (by whichever process) has run out, so a hand-over keeps one poll per interval.
+   */
+  async startPolling(): Promise<void> {
+    if (this.closed || this.polling) return;
+    this.polling = true;
+    this.deps.logger.info(
+      { event: 'bridge.polling_started', sources: this.pollers.size },
+      'this process polls the bridged Sources',
+    );
+    await this.refresh();
+    for (const p of this.pollers.values()) this.scheduleFirst(p);
+  }
+
+  /** Stops polling here (leadership lost or handed back); waits for a poll under way. */
+  async stopPolling(): Promise<void> {
+    if (this.polling)
+      this.deps.logger.info({ event: 'bridge.polling_stopped' }, 'bridge polling stopped here');
+    this.polling = false;
+    const running: Promise<void>[] = [];
+    for (const p of this.pollers.values()) {
+      if (p.timer) clearTimeout(p.timer);
+      p.timer = undefined;
+      if (p.running) running.push(p.running);
+    }
+    await Promise.all(running);
+  }
+
+  /** Picks up Sources another connection (the CLI, another hub process) added or removed. */
   async refresh(): Promise<void> {
     if (this.closed) return;
     const records = await this.deps.store.listBridgedSources();
@@ -115,7 +133,8 @@ export class BridgeService {
     for (const r of records) {
       const p = this.pollers.get(r.name);
       if (p && p.record.id !== r.id) this.untrack(r.name);
-      if (!this.pollers.has(r.name)) this.track(r, 0);
+      if (!this.pollers.has(r.name)) this.track(r);
+      else if (!p!.running) p!.record = r;
     }
   }
 
@@ -138,7 +157,7 @@ export class BridgeService {
       : await this.deps.store.addBridgedSource(s);
     const existing = this.pollers.get(name);
     if (existing && existing.record.id !== record.id) this.untrack(name);
-    if (!this.pollers.has(name)) this.track(record, 0);
+    if (!this.pollers.has(name)) this.track(record);
     else existing!.record = { ...existing!.record, intervalMs: record.intervalMs };
     this.deps.logger.info(
       {
@@ -168,12 +187,12 @@ export class BridgeService {
 
   /** The lookup endpoint: a bridged Source by any URL of it the hub knows. */
   async lookup(sourceUrl: string): Promise<BridgedSourceView | undefined> {
-    const want = normalise(sourceUrl);
+    const want = sourceUrlKey(sourceUrl);
     for (const r of await this.deps.store.listBridgedSources()) {
       const p = r.position;
       if (
         [r.pollUrl, p.capabilityListUrl, p.changeListUrl].some(
-          (u) => u !== undefined && normalise(u) === want,
+          (u) => u !== undefined && sourceUrlKey(u) === want,
         )
       )
         return this.view(r);
@@ -181,7 +200,7 @@ export class BridgeService {
     return undefined;
   }
 
-  /** The newest notification of a bridged topic (RT-3: the topic URL serves it), if any since start. */
+  /** The newest notification of a bridged topic (RT-3), if this process made one since start. */
   latest(name: string): Buffer | undefined {
     return this.pollers.get(name)?.latest;
   }
@@ -192,12 +211,7 @@ export class BridgeService {
 
   async close(): Promise<void> {
     this.closed = true;
-    const running: Promise<void>[] = [];
-    for (const p of this.pollers.values()) {
-      if (p.timer) clearTimeout(p.timer);
-      if (p.running) running.push(p.running);
-    }
-    await Promise.all(running);
+    await this.stopPolling();
   }
 
   private view(r: BridgedSourceRecord): BridgedSourceView {
@@ -215,10 +229,16 @@ export class BridgeService {
     };
   }
 
-  private track(record: BridgedSourceRecord, delayMs: number): void {
+  private track(record: BridgedSourceRecord): void {
     const poller: Poller = { record, failures: 0 };
     this.pollers.set(record.name, poller);
-    this.schedule(poller, delayMs);
+    if (this.polling) this.scheduleFirst(poller);
+  }
+
+  private scheduleFirst(p: Poller): void {
+    if (p.timer || p.running) return;
+    const last = p.record.lastPollAt;
+    this.schedule(p, last === undefined ? 0 : last + p.record.intervalMs - this.deps.now());
   }
 
   private untrack(name: string): void {
@@ -228,7 +248,7 @@ export class BridgeService {
   }
 
   private schedule(poller: Poller, delayMs: number): void {
-    if (this.closed || this.pollers.get(poller.record.name) !== poller) return;
+    if (!this.polling || this.closed || this.pollers.get(poller.record.name) !== poller) return;
     poller.timer = setTimeout(
       () => {
         poller.timer = undefined;
@@ -239,6 +259,23 @@ export class BridgeService {
       Math.max(0, delayMs),
     );
     poller.timer.unref?.();
+  }
+
+  private context(name: string): PollContext {
+    return {
+      store: this.deps.store,
+      http: this.http,
+      outbound: this.deps.outbound,
+      metrics: this.metrics,
+      now: this.deps.now,
+      hubUrl: this.deps.hubUrl(),
+      topicUrl: this.topicFor(name),
+      requestTimeoutMs: this.deps.requestTimeoutMs,
+      maxDocumentBytes: this.deps.maxDocumentBytes,
+      maxEntriesPerNotification: this.deps.maxEntriesPerNotification,
+      maxNotificationBytes: this.deps.maxNotificationBytes,
+      rediscoverMs: this.deps.rediscoverMs ?? 24 * 3_600_000,
+    };
   }
 
   private async pollOnce(poller: Poller): Promise<void> {
@@ -252,216 +289,55 @@ export class BridgeService {
         return;
       }
       poller.record = fresh;
-      const published = await this.poll(poller, log);
+      const { record, stored } = await pollSource(this.context(name), fresh, log);
+      poller.record = record;
+      for (const n of stored) {
+        poller.latest = n.body;
+        this.deps.onAccepted(n);
+      }
       poller.failures = 0;
       this.metrics.polls.inc({ result: 'ok' });
-      if (published > 0) this.metrics.published.inc(published);
+      if (stored.length > 0) this.metrics.published.inc(stored.length);
     } catch (err) {
-      poller.failures++;
       const e = describeError(err);
-      this.metrics.polls.inc({
-        result:
-          err instanceof BridgeHttpError && err.status !== undefined
-            ? `http_${err.status}`
-            : 'failed',
-      });
-      log.warn(
-        {
-          event: 'bridge.poll_failed',
-          source: poller.record.pollUrl,
-          code: e.code,
-          error: e.message,
-          failures: poller.failures,
-        },
-        'bridge poll failed',
-      );
-      await this.deps.store
-        .recordPollOutcome(poller.record.id, { at: this.deps.now(), error: e.message })
-        .catch(() => undefined);
+      if (e.code === 'RSN_BRIDGE_POSITION_MOVED') {
+        // Another process committed this Source meanwhile (a leadership hand-over): nothing was
+        // stored here; the next poll starts from its position.
+        this.metrics.polls.inc({ result: 'superseded' });
+        log.info({ event: 'bridge.poll_superseded', source: poller.record.pollUrl }, e.message);
+      } else {
+        poller.failures++;
+        this.metrics.polls.inc({
+          result:
+            err instanceof BridgeHttpError && err.status !== undefined
+              ? `http_${err.status}`
+              : 'failed',
+        });
+        log.warn(
+          {
+            event: 'bridge.poll_failed',
+            source: poller.record.pollUrl,
+            code: e.code,
+            error: e.message,
+            failures: poller.failures,
+          },
+          'bridge poll failed',
+        );
+        await this.deps.store
+          .recordPollOutcome(poller.record.id, { at: this.deps.now(), error: e.message })
+          .catch(() => undefined);
+      }
     }
     const url = poller.record.position.changeListUrl ?? poller.record.pollUrl;
+    const notBefore = this.http.notBefore(url);
     const at = nextPollAt({
       now: this.deps.now(),
       startedAt,
       intervalMs: poller.record.intervalMs,
       failures: poller.failures,
       random: this.deps.random(),
-      ...(this.http.notBefore(url) !== undefined ? { notBefore: this.http.notBefore(url)! } : {}),
+      ...(notBefore !== undefined ? { notBefore } : {}),
     });
     this.schedule(poller, at - this.deps.now());
   }
-
-  /** One poll; returns how many notifications it stored. */
-  private async poll(poller: Poller, log: Logger): Promise<number> {
-    let position = poller.record.position;
-    const rediscoverMs = this.deps.rediscoverMs ?? 24 * 3_600_000;
-    if (!position.changeListUrl || this.deps.now() - (position.discoveredAt ?? 0) > rediscoverMs) {
-      position = await this.discover(poller.record, position, log);
-    }
-    const indexUrl = position.changeListUrl!;
-    const read = await readChangeLists(this.http, position, this.deps.maxDocumentBytes);
-    if (read.kind === 'gone') {
-      // The Change List moved: discover again on the next poll.
-      await this.deps.store.commitPoll(
-        poller.record.id,
-        { ...position, discoveredAt: 0 },
-        [],
-        this.deps.now(),
-      );
-      throw new BridgeError('RSN_BRIDGE_NO_CHANGELIST', `GET ${indexUrl}: HTTP ${read.status}`, {
-        url: indexUrl,
-      });
-    }
-    position = read.position;
-    const { refs, fetched, plainList } = read;
-    const wasInitial = isInitial(position);
-    const outcome = advance(position, refs, fetched);
-    let next = outcome.position;
-    // A plain Change List is re-read every poll, `until` or not (it is the only list there is).
-    if (plainList) next = { ...next, lists: next.lists.map((l) => ({ ...l, complete: false })) };
-    for (const g of outcome.gaps) {
-      this.metrics.gaps.inc();
-      log.warn(
-        { event: 'bridge.coverage_gap', source: indexUrl, from: g.from?.lexical, to: g.to.lexical },
-        'the Change Lists do not prove this interval; the next notification starts after it',
-      );
-    }
-    for (const url of outcome.rewritten)
-      log.warn(
-        { event: 'bridge.list_rewritten', url },
-        'a Change List changed entries already read; new entries taken by time',
-      );
-    const now = this.deps.now();
-    const notifications = buildNotifications(outcome.segments, {
-      topicUrl: this.topicFor(poller.record.name),
-      hubUrl: this.deps.hubUrl(),
-      capabilityListUrl: next.capabilityListUrl,
-      receivedAt: now,
-      maxEntries: this.deps.maxEntriesPerNotification,
-      maxBytes: this.deps.maxNotificationBytes,
-    });
-    const stored = await this.deps.store.commitPoll(poller.record.id, next, notifications, now);
-    poller.record = { ...poller.record, position: next, lastPollAt: now, lastError: undefined };
-    stored.forEach((s, i) => {
-      const n = notifications[i]!;
-      poller.latest = n.body;
-      this.deps.onAccepted({
-        topicId: s.topicId,
-        seq: s.seq,
-        receivedAt: n.receivedAt,
-        contentType: n.contentType,
-        linkHeader: n.linkHeader,
-        body: n.body,
-      });
-    });
-    if (wasInitial && next.coveredTo)
-      log.info(
-        { event: 'bridge.started', source: indexUrl, coveredTo: next.coveredTo },
-        'bridge publishes changes from here on',
-      );
-    if (stored.length > 0) {
-      const entries = outcome.segments.reduce((n, s) => n + s.entries.length, 0);
-      log.info(
-        {
-          event: 'bridge.published',
-          topic: this.topicFor(poller.record.name),
-          notifications: stored.length,
-          entries,
-          until: next.coveredTo,
-        },
-        'bridged changes published',
-      );
-    }
-    return stored.length;
-  }
-
-  private async discover(
-    record: BridgedSourceRecord,
-    position: BridgePosition,
-    log: Logger,
-  ): Promise<BridgePosition> {
-    checkOutboundUrl(record.pollUrl, this.deps.outbound);
-    let d: Awaited<ReturnType<typeof discoverSource>>;
-    try {
-      d = await discoverSource(
-        record.pollUrl,
-        pageFetcherFrom(this.http, {
-          maxBytes: this.deps.maxDocumentBytes,
-          timeoutMs: this.deps.requestTimeoutMs,
-        }),
-      );
-    } catch (err) {
-      // Say why the first document could not be read (refused address, status, ...), not only that none was.
-      const steps =
-        (err as { details?: { steps?: { url: string; note: string }[] } }).details?.steps ?? [];
-      if (steps[0])
-        throw new BridgeError(
-          'RSN_BRIDGE_NO_CHANGELIST',
-          `${describeError(err).message}; ${steps[0].url}: ${steps[0].note}`,
-          { url: record.pollUrl },
-        );
-      throw err;
-    }
-    if (!d.changeListUrl)
-      throw new BridgeError(
-        'RSN_BRIDGE_NO_CHANGELIST',
-        `${d.capabilityListUrl} lists no Change List`,
-        { url: record.pollUrl },
-      );
-    log.info(
-      {
-        event: 'bridge.discovered',
-        source: record.pollUrl,
-        capabilityList: d.capabilityListUrl,
-        changeList: d.changeListUrl,
-      },
-      'bridged Source discovered',
-    );
-    const moved =
-      position.changeListUrl !== undefined && position.changeListUrl !== d.changeListUrl;
-    // A moved Change List: coverage stays (it is about time, not URLs), list positions start over.
-    return {
-      ...position,
-      capabilityListUrl: d.capabilityListUrl,
-      changeListUrl: d.changeListUrl,
-      discoveredAt: this.deps.now(),
-      ...(moved ? { lists: [], indexEtag: undefined, indexLastModified: undefined } : {}),
-    };
-  }
-}
-
-function normalise(url: string): string {
-  try {
-    const u = new URL(url);
-    u.hash = '';
-    return u.href.replace(/\/+$/, '');
-  } catch {
-    return url;
-  }
-}
-
-function checkPollUrl(url: string): string {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    throw new BridgeError(
-      'RSN_BRIDGE_BAD_URL',
-      `poll URL ${JSON.stringify(url)} is not an absolute URL`,
-      { url },
-    );
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:')
-    throw new BridgeError('RSN_BRIDGE_BAD_URL', `poll URL ${url} must be http(s)`, { url });
-  return u.href;
-}
-
-function checkInterval(ms: number): number {
-  if (!Number.isInteger(ms) || ms < 100)
-    throw new BridgeError(
-      'RSN_BRIDGE_BAD_INTERVAL',
-      `poll interval must be at least 100 ms, not ${ms}`,
-      { ms },
-    );
-  return ms;
 }

@@ -9,6 +9,7 @@ import {
   parseDbLocation,
   type BridgeRepository,
   type HubRepository,
+  type PostgresRepository,
 } from '../store/index.js';
 import { bridgedTopicUrl, checkBridgeName } from '../bridge/index.js';
 import { DEFAULT_BRIDGE_POLL_INTERVAL_MS } from '../config.js';
@@ -22,7 +23,7 @@ function printJson(line: Record<string, unknown>): void {
 
 async function openDirectory(db: string | undefined): Promise<{
   store: HubRepository;
-  bridge: BridgeRepository | undefined;
+  bridge: BridgeRepository;
   tenants: TenantDirectory;
 }> {
   // A file path is SQLite, postgres://... is PostgreSQL (no LISTEN needed for one command).
@@ -33,16 +34,11 @@ async function openDirectory(db: string | undefined): Promise<{
     const { repository: store, bridge } = openSqliteStores(where.file);
     return { store, bridge, tenants: new TenantDirectory(store) };
   }
-  const store = await openRepository(location, { listen: false, poolSize: 2 });
-  return { store, bridge: undefined, tenants: new TenantDirectory(store) };
-}
-
-function bridgeOf(bridge: BridgeRepository | undefined): BridgeRepository {
-  if (!bridge)
-    throw new UsageError(
-      'bridged Sources (--poll) need the SQLite store in this version, not PostgreSQL',
-    );
-  return bridge;
+  const store = (await openRepository(location, {
+    listen: false,
+    poolSize: 2,
+  })) as PostgresRepository;
+  return { store, bridge: store.bridge, tenants: new TenantDirectory(store) };
 }
 
 /** The hub endpoint URL bridged topics hang off: flag, environment, config file, serve's default. */
@@ -114,13 +110,9 @@ export function registerSourceCommands(program: Command): void {
             throw new UsageError((err as Error).message);
           }
           const intervalMs = pollIntervalMs(o.pollInterval);
-          if (
-            parseDbLocation(o.db ?? process.env.RSNOTIFY_HUB_DB ?? DEFAULT_DB).engine !== 'sqlite'
-          )
-            bridgeOf(undefined);
           const { store, bridge } = await openDirectory(o.db);
           try {
-            const r = await bridgeOf(bridge).addBridgedSource({
+            const r = await bridge.addBridgedSource({
               name,
               pollUrl: new URL(o.poll).href,
               intervalMs,
@@ -191,7 +183,7 @@ export function registerSourceCommands(program: Command): void {
               `${s.name}\t${s.topicPrefixes.join(' ')}${s.callbackPrefixes.length ? `\tcallbacks: ${s.callbackPrefixes.join(' ')}` : ''}\n`,
             );
         }
-        const bridged = bridge ? await bridge.listBridgedSources() : [];
+        const bridged = await bridge.listBridgedSources();
         const hubUrl = bridged.length > 0 ? publicUrlFor(o) : '';
         for (const b of bridged) {
           const topic = bridgedTopicUrl(hubUrl, b.name);
@@ -226,8 +218,7 @@ export function registerSourceCommands(program: Command): void {
       const { store, bridge, tenants } = await openDirectory(o.db);
       try {
         const removed =
-          (await tenants.removeSource(name)) ||
-          (bridge !== undefined && (await bridge.removeBridgedSource(name)));
+          (await tenants.removeSource(name)) || (await bridge.removeBridgedSource(name));
         printJson({ event: removed ? 'source.removed' : 'source.not_found', name });
         if (!removed) process.exitCode = 1;
       } finally {

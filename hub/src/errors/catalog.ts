@@ -20,6 +20,10 @@ export const HUB_ERRORS = {
     class: 'StoreError',
     meaning: 'a bridged Source with that name exists already',
   },
+  RSN_BRIDGE_POSITION_MOVED: {
+    class: 'StoreError',
+    meaning: 'a bridge poll committed from a position another poll had already moved on (dropped)',
+  },
   RSN_STORE_BAD_URL: {
     class: 'StoreError',
     meaning: '--db is neither a file path nor postgres://',
@@ -96,10 +100,6 @@ export const HUB_ERRORS = {
     meaning: 'a bridge poll URL that is not an absolute http(s) URL',
   },
   RSN_BRIDGE_BAD_INTERVAL: { class: 'BridgeError', meaning: 'a bridge poll interval under 100 ms' },
-  RSN_BRIDGE_UNSUPPORTED: {
-    class: 'BridgeError',
-    meaning: 'bridged Sources configured on a store that cannot hold them (PostgreSQL)',
-  },
   RSN_BRIDGE_NO_CHANGELIST: {
     class: 'BridgeError',
     meaning: 'discovery found no Change List for a bridged Source, or it is gone (404/410)',

@@ -43,6 +43,8 @@ export interface BridgedSourceRecord {
   readonly createdAt: number;
   readonly lastPollAt: number | undefined;
   readonly lastError: string | undefined;
+  /** Moves with every committed poll (see commitPoll). */
+  readonly generation: number;
   readonly position: BridgePosition;
 }
 
@@ -62,14 +64,21 @@ export interface BridgeRepository {
   listBridgedSources(): Promise<BridgedSourceRecord[]>;
   getBridgedSource(name: string): Promise<BridgedSourceRecord | undefined>;
   /**
-   * One transaction: the notifications are appended to their topics (seq = last_seq + 1 each) and
-   * the position is saved. Returns the appended (topicId, seq) in order.
+   * One transaction: the notifications are appended to their topics (seq = last_seq + 1 each), the
+   * position is saved and the generation moves on (PostgreSQL also wakes every process that
+   * delivers the topics, as a publish does). `generation` is the one the poll read: when another
+   * commit moved it meanwhile (another process polled the same Source) nothing is written and
+   * RSN_BRIDGE_POSITION_MOVED is thrown, so two pollers can never publish the same entries twice.
+   * Returns the appended (topicId, seq) in order.
    */
   commitPoll(
     id: number,
-    position: BridgePosition,
-    notifications: readonly NewNotification[],
-    now: number,
+    poll: {
+      readonly generation: number;
+      readonly position: BridgePosition;
+      readonly notifications: readonly NewNotification[];
+      readonly now: number;
+    },
   ): Promise<{ topicId: number; seq: number }[]>;
   recordPollOutcome(id: number, outcome: { at: number; error: string | undefined }): Promise<void>;
 }

@@ -30,6 +30,8 @@ export const bridgeSources = sqliteTable(
     chainFrom: text('chain_from'),
     lastPollAt: integer('last_poll_at'),
     lastError: text('last_error'),
+    /** Moves with every committed poll: a commit from an older read is refused (no double publish). */
+    generation: integer('generation').notNull().default(0),
     createdAt: integer('created_at').notNull(),
   },
   (t) => [uniqueIndex('bridge_sources_name_unique').on(t.name)],

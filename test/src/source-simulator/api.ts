@@ -1,5 +1,6 @@
 // The simulator's public types: options, the SourceSimulator contract and what it
 // reports. The implementation is simulator.ts.
+import type { ListRequest } from './request-log.js';
 import type { ChangeType } from '@rsnotify/shared';
 import type { Faults } from './faults.js';
 import type { PostRecord, PublisherStats, RetryPolicy } from './publisher.js';
@@ -97,6 +98,10 @@ export interface SimulatorStats {
   /** Of those, requests for the Change List Index. */
   readonly changeListIndexRequests: number;
   readonly injectedServerErrors: number;
+  /** Change List (Index) requests answered 503 with Retry-After (listUnavailable* faults). */
+  readonly listUnavailable: number;
+  /** Change List (Index) requests answered 304 Not Modified (a conditional GET, nothing new). */
+  readonly listNotModified: number;
   readonly lastUntil?: string;
 }
 
@@ -122,6 +127,8 @@ export interface SourceSimulator {
   notificationsMade(): readonly MadeNotification[];
   postLog(): readonly PostRecord[];
   stats(): SimulatorStats;
+  /** Change List (Index) requests in arrival order, with answer, User-Agent and validators sent. */
+  listRequests(): readonly ListRequest[];
   flush(): Promise<void>;
   close(): Promise<void>;
 }

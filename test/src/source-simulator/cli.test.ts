@@ -62,3 +62,37 @@ test('simulate CLI: prints its URLs, serves the Source, posts notifications to -
   assert.equal(await cli.stop(), 0, 'clean exit on SIGTERM');
   assert.ok(cli.lines.some((l) => l.includes('"simulator.stopping"')));
 });
+
+test('simulate CLI: --list-only changes the Change Lists, posts nothing to --hub and advertises no hub', async (t) => {
+  const hub = await startCaptureHub();
+  t.after(() => hub.close());
+  const cli = spawnCli('test/src/source-simulator/cli.ts', [
+    '--port',
+    '0',
+    '--hub',
+    hub.url,
+    '--list-only',
+    '--rate',
+    '200',
+    '--stats-interval',
+    '0',
+  ]);
+  t.after(() => cli.stop());
+  const urls = (await cli.waitForEvent('simulator.listening')) as Record<string, unknown>;
+  assert.equal(urls.listOnly, true);
+  assert.equal(urls.hub, null);
+  // Changes are made: the Change List Index grows entries (the lists carry them).
+  const changeList = await waitFor(
+    async () => {
+      const r = await request(String(urls.changeListIndexUrl));
+      const doc = parseDocument(await r.body.text());
+      return doc.entries.length > 0 ? doc : undefined;
+    },
+    { timeoutMs: 30_000, what: 'a Change List listed' },
+  );
+  assert.ok(changeList.entries.length > 0);
+  const cap = parseDocument(await (await request(String(urls.capabilityListUrl))).body.text());
+  assert.ok(!cap.links.some((l) => l.rel === 'hub'), 'no hub advertised in the Capability List');
+  assert.equal(hub.received.length, 0, 'nothing posted to the hub');
+  assert.equal(await cli.stop(), 0);
+});

@@ -53,6 +53,10 @@ const program = new Command()
     '--hub <url>',
     'hub endpoint to post notifications to (advertised in the Capability List)',
   )
+  .option(
+    '--list-only',
+    'publish Change Lists only: no notifications posted, no hub advertised (a Source to bridge)',
+  )
   .option('--token <token>', "the Source's hub token (or env RSNOTIFY_SOURCE_TOKEN)")
   .option(
     '--rate <changes/s>',
@@ -127,6 +131,7 @@ async function main(): Promise<void> {
     host: string;
     port: number;
     hub?: string;
+    listOnly?: boolean;
     token?: string;
     rate: number;
     seed: number;
@@ -173,6 +178,7 @@ async function main(): Promise<void> {
     topicBody: o.topicBody as 'latest' | 'empty',
     faults,
     ...(o.hub ? { hubUrl: o.hub } : {}),
+    ...(o.listOnly ? { listOnly: true } : {}),
     ...(token ? { token } : {}),
     ...(o.quiet
       ? {}
@@ -188,7 +194,8 @@ async function main(): Promise<void> {
     changeListIndexUrl: sim.changeListIndexUrl,
     topicUrl: sim.topicUrl,
     controlUrl: `${sim.baseUrl}/_sim/`,
-    hub: o.hub ?? null,
+    hub: o.listOnly ? null : (o.hub ?? null),
+    listOnly: o.listOnly === true,
     hasToken: token !== undefined,
     seed: o.seed,
     rate: o.rate,

@@ -20,6 +20,12 @@ export interface Faults {
   serverErrorProbability: number;
   /** Count: the next N requests are answered 500. */
   serverErrorNext: number;
+  /** Probability that a Change List or Change List Index request is answered 503 with Retry-After. */
+  listUnavailableProbability: number;
+  /** Count: the next N Change List or Change List Index requests are answered 503 with Retry-After. */
+  listUnavailableNext: number;
+  /** The Retry-After (seconds) of those 503s. */
+  retryAfterSeconds: number;
   /** Which requests the 500 and slow faults hit. */
   serverErrorScope: 'all' | 'resources' | 'documents';
   /** Probability that a response is held back by `slowMs`. */
@@ -61,6 +67,9 @@ export function defaultFaults(specVersion: '1.0' | '1.1' = '1.1'): Faults {
     changeListLagMs: 0,
     serverErrorProbability: 0,
     serverErrorNext: 0,
+    listUnavailableProbability: 0,
+    listUnavailableNext: 0,
+    retryAfterSeconds: 1,
     serverErrorScope: 'all',
     slowProbability: 0,
     slowMs: 1000,
@@ -137,6 +146,25 @@ export type RequestKind = 'resource' | 'document';
 export interface RequestFate {
   readonly serverError: boolean;
   readonly delayMs: number;
+  /** Set: answer 503 Service Unavailable with this Retry-After (seconds). */
+  readonly unavailableRetryAfterS?: number;
+}
+
+/**
+ * Whether the next Change List (Index) request is answered 503 with Retry-After, as a busy Source
+ * asks pollers to back off; `listUnavailableNext` is the count left afterwards.
+ */
+export function decideListUnavailable(
+  faults: Readonly<Faults>,
+  chance: Chance,
+): { retryAfterS: number | undefined; listUnavailableNext: number } {
+  const retryAfterS = Math.max(0, Math.round(faults.retryAfterSeconds));
+  if (faults.listUnavailableNext > 0)
+    return { retryAfterS, listUnavailableNext: faults.listUnavailableNext - 1 };
+  return {
+    retryAfterS: chance(faults.listUnavailableProbability) ? retryAfterS : undefined,
+    listUnavailableNext: 0,
+  };
 }
 
 /** What happens to the next request of this kind; `serverErrorNext` is the count left afterwards. */

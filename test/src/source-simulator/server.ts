@@ -1,17 +1,21 @@
 // The socket edge: node:http (measured faster than hono for small responses in the toolchain notes,
 // and it hands us the raw request target, which odd percent-encoded URIs need). Applies the serving
-// faults (500s, slow responses), then writes what the site decided.
+// faults (500s, 503s with Retry-After, slow responses), then writes what the site decided.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { RequestFate, RequestKind } from './faults.js';
 import { requestKind, type SiteResponse } from './site.js';
 
 export interface ServerHooks {
   respond(method: string, target: string, headers: IncomingMessage['headers']): SiteResponse;
-  /** The fault decision for one request of this kind. */
-  fate(kind: RequestKind): RequestFate;
+  /** The fault decision for one request of this kind (path without the query). */
+  fate(kind: RequestKind, path: string): RequestFate;
   /** `/_sim/*` control requests (JSON). */
   control(method: string, target: string, body: string): Promise<SiteResponse> | SiteResponse;
-  onServed?(status: number, kind: RequestKind | undefined): void;
+  onServed?(
+    status: number,
+    kind: RequestKind | undefined,
+    req: { path: string; headers: IncomingMessage['headers']; retryAfterS?: number },
+  ): void;
   onError?(err: unknown): void;
 }
 
@@ -74,15 +78,19 @@ export async function listen(host: string, port: number): Promise<ListeningServe
                   plain(400, `${err instanceof Error ? err.message : String(err)}\n`),
                 );
         write(res, method, r);
-        h.onServed?.(r.status, kind);
+        h.onServed?.(r.status, kind, { path, headers: req.headers });
       })().catch(() => res.destroy()); // the client went away mid-body
       return;
     }
-    const fate = h.fate(kind);
+    const fate = h.fate(kind, path);
     const finish = () => {
       let r: SiteResponse;
+      const retryAfterS = fate.unavailableRetryAfterS;
       if (fate.serverError) {
         r = plain(500, 'injected server error\n');
+      } else if (retryAfterS !== undefined) {
+        r = plain(503, 'injected: busy, retry later\n');
+        r.headers['retry-after'] = String(retryAfterS);
       } else {
         // A bug here must cost one response, not the process (promise 4: no input crashes a process).
         try {
@@ -93,7 +101,11 @@ export async function listen(host: string, port: number): Promise<ListeningServe
         }
       }
       write(res, method, r);
-      h.onServed?.(r.status, kind);
+      h.onServed?.(r.status, kind, {
+        path,
+        headers: req.headers,
+        ...(retryAfterS !== undefined ? { retryAfterS } : {}),
+      });
     };
     if (fate.delayMs > 0) {
       const timer = setTimeout(() => {

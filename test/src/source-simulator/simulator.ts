@@ -2,7 +2,7 @@
 // generator, that publishes every batch of changes as a change notification to a hub (RT-4) and in
 // its Change Lists, and that can misbehave on demand (faults.ts). State changes are synchronous, so
 // every document a client reads describes one consistent moment.
-import { RsnotifyError, type DateTime } from '@rsnotify/shared';
+import type { DateTime } from '@rsnotify/shared';
 import type {
   ExplicitChange,
   MadeNotification,
@@ -11,66 +11,34 @@ import type {
   SimulatorStats,
   SourceSimulator,
 } from './api.js';
-import { corruptBytes, mediaTypeFor } from './content.js';
+import { corruptBytes } from './content.js';
 import { ChangeListStore, type Batch } from './changelists.js';
 import { handleControl } from './control.js';
-import {
-  capabilityList,
-  changeList,
-  changeListIndex,
-  changeNotification,
-  serialize,
-  sourceDescription,
-  sourceUrls,
-  type SourceUrls,
-} from './documents.js';
+import { changeNotification, serialize, sourceUrls, type SourceUrls } from './documents.js';
 import {
   decideCorruption,
   decideNotificationFate,
-  decideRequestFate,
   defaultFaults,
   updateFaults,
   type Faults,
-  type RequestFate,
-  type RequestKind,
 } from './faults.js';
+import { nextChange, newResource, type GeneratorOptions } from './generator.js';
+import { SimulatorError, planExplicitChanges, type ExplicitIntent } from './explicit-changes.js';
 import { advertisedHub } from './channel.js';
-import { nextChange, newResource, type ChangeIntent, type GeneratorOptions } from './generator.js';
-import { canonicalTarget, encodeResourceName, nameExtension } from './names.js';
 import { DEFAULT_RETRY, Publisher, type HubTarget, type PostRecord } from './publisher.js';
 import { createRandom, type Random } from './random.js';
 import { listen, type ListeningServer } from './server.js';
 import { ResourceListSnapshots } from './resource-lists.js';
-import {
-  resourceHeaders,
-  respond,
-  type ServedDocument,
-  type ServedResource,
-  type SiteModel,
-  type SiteResponse,
-} from './site.js';
+import { AutoChanges } from './auto-changes.js';
+import { RequestAccounting, type ListRequest } from './request-log.js';
+import { SiteDocuments } from './served-documents.js';
+import { respond, type ServedResource, type SiteResponse } from './site.js';
 import { ResourceState, type ChangeRecord, type ResourceVersion } from './state.js';
 import { createTimeline, type Timeline } from './timeline.js';
 
-export class SimulatorError extends RsnotifyError {
-  constructor(
-    code: 'RSN_SIM_BAD_CHANGE' | 'RSN_SIM_CLOSED',
-    message: string,
-    details: Record<string, unknown> = {},
-  ) {
-    super(code, message, { details });
-    this.name = 'SimulatorError';
-  }
-}
-
-interface Intent extends ChangeIntent {
-  readonly uri?: string;
-  readonly corrupt?: boolean;
-}
-
 const MADE_HISTORY = 1000;
 
-class Simulator implements SourceSimulator, SiteModel {
+class Simulator implements SourceSimulator {
   readonly urls: SourceUrls;
   readonly baseUrl: string;
   readonly wellKnownUrl: string;
@@ -89,8 +57,7 @@ class Simulator implements SourceSimulator, SiteModel {
   private readonly changeRng: Random;
   private readonly notificationRng: Random;
   private readonly contentFaultRng: Random;
-  private readonly requestRng: Random;
-  private readonly autoRng: Random;
+  private readonly auto: AutoChanges;
   private readonly clock: () => number;
   private readonly generatorOptions: GeneratorOptions;
   private readonly maxPerNotification: number;
@@ -99,19 +66,11 @@ class Simulator implements SourceSimulator, SiteModel {
   private madeAny = false;
   private seq = 0;
   private changes = 0;
-  private requests = 0;
-  private changeListRequests = 0;
-  private changeListIndexRequests = 0;
-  private injectedErrors = 0;
+  readonly requestLog: RequestAccounting;
+  private readonly site: SiteDocuments;
   private readonly made: MadeNotification[] = [];
   private latestNotification: Buffer | undefined;
-  private readonly corrupted = new Map<string, ServedResource>();
-  /** Response headers built once per version. */
-  private readonly served = new WeakMap<ResourceVersion, ServedResource>();
-  private readonly resourceLists: ResourceListSnapshots;
-  private readonly cache = new Map<string, { key: string; body: Buffer }>();
-  private autoTimer: NodeJS.Timeout | undefined;
-  private autoCarry = 0;
+  private readonly corrupted: Map<string, ServedResource>;
   private readonly maintenanceTimer: NodeJS.Timeout;
   private closed = false;
 
@@ -138,15 +97,28 @@ class Simulator implements SourceSimulator, SiteModel {
     this.changeRng = createRandom(seed, 0);
     this.notificationRng = createRandom(seed, 1);
     this.contentFaultRng = createRandom(seed, 2);
-    this.requestRng = createRandom(seed, 3);
-    this.autoRng = createRandom(seed, 4);
+    this.auto = new AutoChanges(
+      createRandom(seed, 4),
+      {
+        intervalMs: options.batchIntervalMs ?? 100,
+        burstProbability: options.burstProbability ?? 0.02,
+        burstFactor: options.burstFactor ?? 10,
+      },
+      (count) => {
+        try {
+          this.make(count, (touched) =>
+            nextChange(this.changeRng, this.state, touched, this.generatorOptions),
+          );
+        } catch (err) {
+          this.options.log?.('simulator.batch_failed', {
+            error: err instanceof Error ? err.message : String(err),
+          });
+        }
+      },
+    );
     this.clock = options.clock ?? Date.now;
     this.timeline = createTimeline(this.clock);
-    this.resourceLists = new ResourceListSnapshots(
-      this.urls,
-      Math.max(1, options.pageSize ?? 1000),
-      Math.max(1, options.resourceListSnapshots ?? 16),
-    );
+    this.requestLog = new RequestAccounting(this.faults, createRandom(seed, 3), this.clock);
     this.maxPerNotification = Math.max(1, options.maxEntriesPerNotification ?? 100);
     const initial = Math.max(0, options.initialResources ?? 20);
     this.generatorOptions = {
@@ -182,11 +154,27 @@ class Simulator implements SourceSimulator, SiteModel {
     this.publisher = new Publisher({
       topicUrl: this.topicUrl,
       capabilityListUrl: this.capabilityListUrl,
-      hub: () => this.hub(),
+      hub: () => advertisedHub(this.faults, this.hubTarget),
       retry: { ...DEFAULT_RETRY, ...options.retry },
       now: this.clock,
       ...(options.log ? { log: options.log } : {}),
     });
+    this.site = new SiteDocuments({
+      urls: this.urls,
+      state: this.state,
+      store: this.store,
+      resourceLists: new ResourceListSnapshots(
+        this.urls,
+        Math.max(1, options.pageSize ?? 1000),
+        Math.max(1, options.resourceListSnapshots ?? 16),
+      ),
+      faults: this.faults,
+      clock: this.clock,
+      lastUntil: () => this.lastUntilTime,
+      hub: () => advertisedHub(this.faults, this.hubTarget),
+      topicBody: () => (this.options.topicBody === 'empty' ? undefined : this.latestNotification),
+    });
+    this.corrupted = this.site.corrupted;
     // Rollover by age, retention and the lag fault are driven by time, not only by requests.
     this.maintenanceTimer = setInterval(() => this.store.maintain(this.clock()), 200);
     this.maintenanceTimer.unref();
@@ -209,61 +197,9 @@ class Simulator implements SourceSimulator, SiteModel {
 
   async makeChanges(changes: readonly ExplicitChange[]): Promise<void> {
     this.assertOpen();
-    const intents = this.planExplicit(changes);
+    const intents = planExplicitChanges(changes, this.baseUrl, this.state);
     let i = 0;
     this.make(intents.length, () => intents[i++]!);
-  }
-
-  /** Checks a whole explicit batch against the state before anything is applied (atomic). */
-  private planExplicit(changes: readonly ExplicitChange[]): Intent[] {
-    const exists = new Map<string, boolean>();
-    return changes.map((c, index) => {
-      let target: string | undefined;
-      let uri: string | undefined;
-      let extension = 'txt';
-      if (c.rawTarget !== undefined) {
-        target = canonicalTarget(c.rawTarget);
-        uri = this.baseUrl + c.rawTarget;
-        const last = c.rawTarget.split('?')[0]!.split('/').pop() ?? '';
-        extension = last.includes('.')
-          ? last.slice(last.lastIndexOf('.') + 1).toLowerCase()
-          : 'txt';
-      } else if (c.path !== undefined) {
-        const name = { segments: c.path.split('/'), ...(c.query ? { query: c.query } : {}) };
-        target = encodeResourceName(name);
-        extension = nameExtension(name) || 'txt';
-      }
-      if (target === undefined || !target.startsWith('/resources/')) {
-        throw new SimulatorError(
-          'RSN_SIM_BAD_CHANGE',
-          `change ${index}: needs a path or a rawTarget below /resources/`,
-          { index },
-        );
-      }
-      const present = exists.get(target) ?? this.state.has(target);
-      if ((c.change === 'created') === present) {
-        throw new SimulatorError(
-          'RSN_SIM_BAD_CHANGE',
-          `change ${index}: cannot ${c.change} ${present ? 'existing' : 'missing'} ${target}`,
-          { index, target },
-        );
-      }
-      exists.set(target, c.change !== 'deleted');
-      if (c.change === 'deleted')
-        return { target, change: c.change, extension, ...(uri ? { uri } : {}) };
-      const version = (this.state.get(target)?.version ?? 0) + 1;
-      const bytes =
-        c.bytes === undefined ? Buffer.from(`${target} v${version}\n`) : Buffer.from(c.bytes);
-      return {
-        target,
-        change: c.change,
-        extension,
-        bytes,
-        media: mediaTypeFor(extension),
-        ...(uri ? { uri } : {}),
-        ...(c.corrupt ? { corrupt: true } : {}),
-      };
-    });
   }
 
   /**
@@ -272,7 +208,7 @@ class Simulator implements SourceSimulator, SiteModel {
    * Times are strictly increasing: from < every change time < until, and each part's from is the
    * previous part's until (RN-5).
    */
-  private make(count: number, nextIntent: (touched: readonly string[]) => Intent): void {
+  private make(count: number, nextIntent: (touched: readonly string[]) => ExplicitIntent): void {
     if (count === 0) return;
     const now = this.clock();
     const legacy = this.faults.specVersion === '1.0';
@@ -340,65 +276,27 @@ class Simulator implements SourceSimulator, SiteModel {
     const decision = decideCorruption(this.faults, (p) => this.contentFaultRng.chance(p));
     this.faults.corruptNext = decision.corruptNext;
     if (!forced && !decision.corrupt) return;
-    const bytes = corruptBytes(this.contentFaultRng, version.bytes);
-    const etag = `"corrupt-${version.sha256.slice(0, 16)}-${version.version}"`;
-    // The server does not know it is lying: its headers describe the bytes it sends.
-    this.corrupted.set(version.target, {
-      bytes,
-      etag,
-      headers: resourceHeaders(
-        this.urls,
-        bytes,
-        etag,
-        version.media.contentType,
-        version.modified.epochMs,
-      ),
-    });
+    this.site.serveCorrupted(version, corruptBytes(this.contentFaultRng, version.bytes));
     this.options.log?.('resource.corrupted_by_fault', { uri: version.uri });
   }
 
   start(ratePerSecond: number): void {
     this.assertOpen();
-    this.pause();
-    const interval = Math.max(5, this.options.batchIntervalMs ?? 100);
-    const perTick = (Math.max(0, ratePerSecond) * interval) / 1000;
-    const burstP = this.options.burstProbability ?? 0.02;
-    const burstFactor = this.options.burstFactor ?? 10;
-    // Batch sizes come from the seeded RNG, not from elapsed time, so a seed repeats the sequence.
-    this.autoTimer = setInterval(() => {
-      let size = perTick * (0.5 + this.autoRng.next());
-      if (this.autoRng.chance(burstP)) size *= burstFactor;
-      size += this.autoCarry;
-      const count = Math.floor(size);
-      this.autoCarry = size - count;
-      try {
-        this.make(count, (touched) =>
-          nextChange(this.changeRng, this.state, touched, this.generatorOptions),
-        );
-      } catch (err) {
-        this.options.log?.('simulator.batch_failed', {
-          error: err instanceof Error ? err.message : String(err),
-        });
-      }
-    }, interval);
+    this.auto.start(ratePerSecond);
   }
 
   pause(): void {
-    if (this.autoTimer) clearInterval(this.autoTimer);
-    this.autoTimer = undefined;
+    this.auto.pause();
   }
 
   get running(): boolean {
-    return this.autoTimer !== undefined;
+    return this.auto.running;
   }
 
   // ---- observation ---------------------------------------------------------------------------
 
   snapshot(): Map<string, ResourceSnapshotEntry> {
-    const out = new Map<string, ResourceSnapshotEntry>();
-    for (const v of this.state.versions())
-      out.set(v.uri, { sha256: v.sha256, length: v.length, bytes: v.bytes });
-    return out;
+    return this.state.snapshot();
   }
 
   corruptedUris(): string[] {
@@ -430,10 +328,12 @@ class Simulator implements SourceSimulator, SiteModel {
       changeLists: this.store.lists.length,
       changeListPendingBatches: this.store.pendingBatches,
       corruptedResources: this.corrupted.size,
-      requests: this.requests,
-      changeListRequests: this.changeListRequests,
-      changeListIndexRequests: this.changeListIndexRequests,
-      injectedServerErrors: this.injectedErrors,
+      requests: this.requestLog.requests,
+      changeListRequests: this.requestLog.changeListRequests,
+      changeListIndexRequests: this.requestLog.changeListIndexRequests,
+      injectedServerErrors: this.requestLog.injectedErrors,
+      listUnavailable: this.requestLog.listUnavailable,
+      listNotModified: this.requestLog.listNotModified,
       ...(this.madeAny ? { lastUntil: this.lastUntilTime.lexical } : {}),
     };
   }
@@ -455,101 +355,6 @@ class Simulator implements SourceSimulator, SiteModel {
     if (this.closed) throw new SimulatorError('RSN_SIM_CLOSED', 'the simulator is closed');
   }
 
-  // ---- SiteModel: what the server serves -----------------------------------------------------
-
-  hub(): HubTarget | undefined {
-    return advertisedHub(this.faults, this.hubTarget);
-  }
-
-  private cached(name: string, key: string, build: () => Buffer): Buffer {
-    const hit = this.cache.get(name);
-    if (hit && hit.key === key) return hit.body;
-    const body = build();
-    this.cache.set(name, { key, body });
-    return body;
-  }
-
-  sourceDescription(): Buffer {
-    return this.cached('description', '', () => serialize(sourceDescription(this.urls)));
-  }
-
-  capabilityList(): Buffer {
-    const hub = this.hub()?.url;
-    return this.cached('capabilitylist', hub ?? '', () =>
-      serialize(capabilityList(this.urls, hub)),
-    );
-  }
-
-  /** `at` is the until of the last batch: the state reflects exactly the changes up to it (RC-15). */
-  resourceList(): Buffer {
-    return this.resourceLists.list(this.state, this.lastUntilTime);
-  }
-
-  resourceListPart(snapshotId: number, page: number): Buffer | undefined {
-    return this.resourceLists.part(snapshotId, page);
-  }
-
-  private lagInfo(): { completeUpTo?: DateTime } {
-    const upTo = this.store.completeUpTo();
-    return upTo ? { completeUpTo: upTo } : {};
-  }
-
-  /** Maintenance plus the history quirk, before any Change List document is served. */
-  private maintainLists(): void {
-    this.store.maintain(this.clock());
-    if (this.faults.truncateHistoryNext > 0) {
-      this.store.truncate(this.faults.truncateHistoryNext);
-      this.faults.truncateHistoryNext = 0;
-    }
-  }
-
-  changeListIndex(): ServedDocument {
-    this.maintainLists();
-    const omitFrom = this.faults.omitChangeListFrom > 0;
-    const body = this.cached('changelist-index', `${this.store.revision}/${omitFrom}`, () => {
-      // Drop cached bodies of lists that fell out of retention.
-      const live = new Set(this.store.lists.map((l) => `changelist-${l.id}`));
-      for (const name of this.cache.keys())
-        if (name.startsWith('changelist-') && name !== 'changelist-index' && !live.has(name))
-          this.cache.delete(name);
-      return serialize(changeListIndex(this.urls, this.store.lists, omitFrom));
-    });
-    return { body, ...this.lagInfo() };
-  }
-
-  changeList(id: number): ServedDocument | undefined {
-    this.maintainLists();
-    const list = this.store.get(id);
-    if (!list) return undefined;
-    const omitFrom = this.faults.omitChangeListFrom > 0;
-    const body = this.cached(`changelist-${id}`, `${list.revision}/${omitFrom}`, () =>
-      serialize(changeList(this.urls, list, omitFrom)),
-    );
-    return { body, ...(list.until ? {} : this.lagInfo()) };
-  }
-
-  topicBody(): Buffer | undefined {
-    return this.options.topicBody === 'empty' ? undefined : this.latestNotification;
-  }
-
-  resource(target: string): ServedResource | undefined {
-    const v = this.state.get(target);
-    if (!v) return undefined;
-    const bad = this.corrupted.get(target);
-    if (bad) return bad;
-    let served = this.served.get(v);
-    if (!served) {
-      const etag = `"${v.sha256}"`;
-      served = {
-        bytes: v.bytes,
-        etag,
-        headers: resourceHeaders(this.urls, v.bytes, etag, v.media.contentType, v.modified.epochMs),
-      };
-      this.served.set(v, served);
-    }
-    return served;
-  }
-
   // ---- server hooks ----------------------------------------------------------------------------
 
   respondTo(
@@ -557,19 +362,12 @@ class Simulator implements SourceSimulator, SiteModel {
     target: string,
     headers: Readonly<Record<string, string | string[] | undefined>>,
   ): SiteResponse {
-    if (target.startsWith('/changelist')) this.changeListRequests++;
-    if (target.split('?')[0] === '/changelist.xml') this.changeListIndexRequests++;
-    return respond(this, method, target, headers);
+    this.requestLog.answering(target.split('?')[0]!);
+    return respond(this.site, method, target, headers);
   }
 
-  requestFate(kind: RequestKind): RequestFate {
-    this.requests++;
-    const { fate, serverErrorNext } = decideRequestFate(this.faults, kind, (p) =>
-      this.requestRng.chance(p),
-    );
-    this.faults.serverErrorNext = serverErrorNext;
-    if (fate.serverError) this.injectedErrors++;
-    return fate;
+  listRequests(): readonly ListRequest[] {
+    return this.requestLog.listRequests();
   }
 }
 
@@ -588,7 +386,9 @@ export async function startSourceSimulator(
   }
   server.setHooks({
     respond: (method, target, headers) => sim.respondTo(method, target, headers),
-    fate: (kind) => sim.requestFate(kind),
+    fate: (kind, path) => sim.requestLog.fate(kind, path),
+    onServed: (status, _kind, req) =>
+      sim.requestLog.served(req.path, status, req.headers, req.retryAfterS),
     control: (method, target, body) => handleControl(sim, method, target, body),
     onError: (err) =>
       options.log?.('simulator.request_failed', {

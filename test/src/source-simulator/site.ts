@@ -35,6 +35,9 @@ export function resourceHeaders(
 
 export interface ServedDocument {
   readonly body: Buffer;
+  /** Validators for conditional GET (RFC 9110 13.1): a strong ETag and the last change. */
+  readonly etag?: string;
+  readonly lastModifiedMs?: number;
   /** Set while the Change Lists lag behind (fault): the instant they are complete up to. */
   readonly completeUpTo?: DateTime;
 }
@@ -96,16 +99,35 @@ function text(
   };
 }
 
+type RequestHeaders = Readonly<Record<string, string | string[] | undefined>>;
+
+/** RFC 9110 13.1.1-13.1.3: If-None-Match decides when sent; If-Modified-Since only without it. */
+export function notModified(doc: ServedDocument, h: RequestHeaders): boolean {
+  const inm = h['if-none-match'];
+  if (typeof inm === 'string' && doc.etag !== undefined)
+    return inm.split(',').some((t) => t.trim() === doc.etag || t.trim() === '*');
+  const ims = h['if-modified-since'];
+  if (typeof ims !== 'string' || doc.lastModifiedMs === undefined) return false;
+  const since = Date.parse(ims);
+  return Number.isFinite(since) && Math.floor(doc.lastModifiedMs / 1000) * 1000 <= since;
+}
+
 /**
  * A lagging Change List must not let a Destination conclude it is complete up to "now": its `Date`
  * says when its content was current (the subscriber's catch-up trusts an open list only up to the
- * Source's clock at fetch time).
+ * Source's clock at fetch time). Conditional GETs are answered 304 when the list has not changed.
  */
-function changeListResponse(doc: ServedDocument): SiteResponse {
-  return xml(
-    doc.body,
-    doc.completeUpTo ? { date: new Date(doc.completeUpTo.epochMs).toUTCString() } : {},
-  );
+function changeListResponse(doc: ServedDocument, h: RequestHeaders): SiteResponse {
+  const extra: Record<string, string> = {
+    ...(doc.completeUpTo ? { date: new Date(doc.completeUpTo.epochMs).toUTCString() } : {}),
+    ...(doc.etag !== undefined ? { etag: doc.etag } : {}),
+    ...(doc.lastModifiedMs !== undefined
+      ? { 'last-modified': new Date(doc.lastModifiedMs).toUTCString() }
+      : {}),
+  };
+  if (notModified(doc, h))
+    return { status: 304, headers: { 'cache-control': 'no-cache', ...extra } };
+  return xml(doc.body, extra);
 }
 
 function homePage(model: SiteModel): string {
@@ -168,7 +190,7 @@ export function respond(
     case '/resourcelist.xml':
       return xml(model.resourceList());
     case '/changelist.xml':
-      return changeListResponse(model.changeListIndex());
+      return changeListResponse(model.changeListIndex(), requestHeaders);
     case '/notifications': {
       // RT-2, RT-3: 200, application/xml, Link self + hub; the latest payload or Content-Length: 0.
       const hub = model.hub();
@@ -205,7 +227,9 @@ export function respond(
   m = /^\/changelist\/(\d+)\.xml$/.exec(bare);
   if (m) {
     const list = model.changeList(Number(m[1]));
-    return list ? changeListResponse(list) : text(404, 'no such Change List (past retention?)\n');
+    return list
+      ? changeListResponse(list, requestHeaders)
+      : text(404, 'no such Change List (past retention?)\n');
   }
   return text(404, 'not found\n');
 }

@@ -3,6 +3,7 @@
 // version number that caches of derived documents key on.
 import { computeHashList, type ChangeType, type DateTime, type HashList } from '@rsnotify/shared';
 import type { MediaType } from './content.js';
+import type { ResourceSnapshotEntry } from './api.js';
 
 /** What lists and notifications say about one version of a resource (no bytes: history keeps this). */
 export interface VersionInfo {
@@ -77,6 +78,14 @@ export class ResourceState {
   /** Every current version, in a stable order (first creation order, re-created ones at the end). */
   versions(): ResourceVersion[] {
     return Array.from(this.byTarget.values());
+  }
+
+  /** Every resource by URI with its hash, length and bytes (what a mirror must end up with). */
+  snapshot(): Map<string, ResourceSnapshotEntry> {
+    const out = new Map<string, ResourceSnapshotEntry>();
+    for (const v of this.byTarget.values())
+      out.set(v.uri, { sha256: v.sha256, length: v.length, bytes: v.bytes });
+    return out;
   }
 
   /**

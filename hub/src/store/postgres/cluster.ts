@@ -5,7 +5,7 @@
 import pg from 'pg';
 import type { Subscription } from '../repository.js';
 import { clientConfig } from './connection.js';
-import { toSubscription } from './index.js';
+import { toSubscription } from '../rows.js';
 
 const NOW_MS = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
 /** Key of the session advisory lock held by the process that runs the once-per-cluster jobs. */

@@ -1,15 +1,16 @@
 // The PostgreSQL engine of the hub store (node-postgres + drizzle). Same contract as the SQLite
 // engine; what differs is that several hub processes share the database:
-// - publishes are group-committed per process (one transaction per event-loop turn, one batch at a
-//   time); the topic row is bumped with UPDATE ... RETURNING, whose row lock keeps per-topic sequence
-//   numbers gap-free and ordered under concurrent publishers in other processes (M-3);
+// - publishes are group-committed per process, with gap-free per-topic seqs under concurrent
+//   publishers in other processes (M-3; ./appends.ts);
 // - every change another process must hear about is announced with pg_notify inside the same
 //   transaction, so it is delivered exactly when (and only if) the change commits (see ./events.ts).
+// The queries live by concept beside this file (tenants, appends, upkeep, intents, bridge, cluster);
+// this class holds the connection, the error mapping and the subscription lifecycle.
 import pg from 'pg';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
-import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
-import type { SignatureMethod } from '@rsnotify/shared';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { StoreError } from '../errors.js';
+import { toSubscription } from '../rows.js';
 import * as schema from './schema.js';
 import type {
   ActivatedSubscription,
@@ -33,45 +34,16 @@ import {
 } from './connection.js';
 import { HUB_CHANNEL, StoreEvents, encodeEvent, type StoreEvent } from './events.js';
 import { PgClusterStore } from './cluster.js';
+import { PgAppendQueue } from './appends.js';
+import type { PgContext } from './context.js';
+import * as tenants from './tenants.js';
+import * as intents from './intents.js';
+import * as upkeep from './upkeep.js';
+import type { BridgeRepository } from '../bridge-repository.js';
+import { createPostgresBridgeRepository } from './bridge.js';
 
 type Db = NodePgDatabase<typeof schema>;
 type SubscriptionRow = typeof schema.subscriptions.$inferSelect;
-
-export function toSubscription(row: SubscriptionRow, topicUrl: string): Subscription {
-  return {
-    id: row.id,
-    topicId: row.topicId,
-    topicUrl,
-    topicAsGiven: row.topicAsGiven,
-    callback: row.callback,
-    secret: row.secret ?? undefined,
-    algorithm: row.algorithm as SignatureMethod,
-    leaseSeconds: row.leaseSeconds,
-    leaseExpiresAt: row.leaseExpiresAt,
-    deliveredSeq: row.deliveredSeq,
-    nextAttemptAt: row.nextAttemptAt,
-    attempts: row.attempts,
-    firstFailedAt: row.firstFailedAt ?? undefined,
-    lastStatus: row.lastStatus ?? undefined,
-    lastError: row.lastError ?? undefined,
-  };
-}
-
-function toIntent(row: typeof schema.intents.$inferSelect): Intent {
-  return {
-    id: row.id,
-    mode: row.mode,
-    topicUrl: row.topicUrl,
-    topicAsGiven: row.topicAsGiven,
-    callback: row.callback,
-    secret: row.secret ?? undefined,
-    leaseSeconds: row.leaseSeconds ?? undefined,
-    reason: row.reason ?? undefined,
-    attempts: row.attempts,
-    nextAttemptAt: row.nextAttemptAt,
-    createdAt: row.createdAt,
-  };
-}
 
 export interface PostgresRepository extends HubRepository {
   close(): Promise<void>;
@@ -80,6 +52,8 @@ export interface PostgresRepository extends HubRepository {
   readonly events: StoreEvents;
   /** The queries that coordinate several hub processes (claims, heartbeats, leadership). */
   readonly cluster: PgClusterStore;
+  /** The poll-to-push bridge's store, on the same pool (a poll commits with its notifications). */
+  readonly bridge: BridgeRepository;
 }
 
 /** Connects (one clear error line when it cannot), applies the migrations, starts listening. */
@@ -102,18 +76,13 @@ export async function openPostgresRepository(
   return repo;
 }
 
-type Pending = {
-  n: NewNotification;
-  resolve: (r: { topicId: number; seq: number }) => void;
-  reject: (e: unknown) => void;
-};
-
 class PgRepository implements PostgresRepository {
   private readonly db: Db;
   readonly cluster: PgClusterStore;
-  private pendingAppends: Pending[] = [];
+  readonly bridge: BridgeRepository;
+  private readonly appends: PgAppendQueue;
+  private readonly ctx: PgContext;
   private readonly recentReads = new Map<string, Promise<StoredNotification | undefined>>();
-  private appending = false;
   private closed = false;
 
   constructor(
@@ -124,6 +93,15 @@ class PgRepository implements PostgresRepository {
   ) {
     this.db = drizzle(pool, { schema });
     this.cluster = new PgClusterStore(pool, (fn) => this.call(fn), url);
+    this.bridge = createPostgresBridgeRepository(pool, (fn) => this.call(fn));
+    this.appends = new PgAppendQueue(pool, (fn) => this.call(fn));
+    this.ctx = {
+      db: this.db,
+      pool,
+      call: (fn) => this.call(fn),
+      tx: (fn) => this.tx(fn),
+      notify: (tx, e) => this.notify(tx, e),
+    };
   }
 
   /** Runs a store call, turning a lost database into RSN_STORE_UNAVAILABLE (answered 503 upstream). */
@@ -155,106 +133,22 @@ class PgRepository implements PostgresRepository {
 
   // --- tenants -------------------------------------------------------------------------------
 
-  async addSource(s: {
+  addSource(s: {
     name: string;
     tokenHash: string;
     topicPrefixes: readonly string[];
     callbackPrefixes: readonly string[];
     now: number;
   }): Promise<SourceRecord> {
-    return this.tx(async (tx) => {
-      const [existing] = await tx
-        .select()
-        .from(schema.sources)
-        .where(eq(schema.sources.name, s.name));
-      if (existing)
-        throw new StoreError(
-          'RSN_SOURCE_EXISTS',
-          `a Source named ${JSON.stringify(s.name)} exists already`,
-          { details: { name: s.name } },
-        );
-      const taken =
-        s.topicPrefixes.length === 0
-          ? []
-          : await tx
-              .select()
-              .from(schema.sourcePrefixes)
-              .where(inArray(schema.sourcePrefixes.prefix, [...s.topicPrefixes]));
-      if (taken.length > 0) {
-        throw new StoreError(
-          'RSN_PREFIX_TAKEN',
-          `topic prefix ${taken[0]!.prefix} belongs to another Source`,
-          { details: { prefix: taken[0]!.prefix } },
-        );
-      }
-      const [row] = await tx
-        .insert(schema.sources)
-        .values({ name: s.name, tokenHash: s.tokenHash, createdAt: s.now })
-        .returning();
-      const topicPrefixes = [...new Set(s.topicPrefixes)];
-      const callbackPrefixes = [...new Set(s.callbackPrefixes)];
-      if (topicPrefixes.length)
-        await tx
-          .insert(schema.sourcePrefixes)
-          .values(topicPrefixes.map((prefix) => ({ sourceId: row!.id, prefix })));
-      if (callbackPrefixes.length)
-        await tx
-          .insert(schema.sourceCallbackPrefixes)
-          .values(callbackPrefixes.map((prefix) => ({ sourceId: row!.id, prefix })));
-      await this.notify(tx, { kind: 'sources' });
-      return {
-        id: row!.id,
-        name: row!.name,
-        tokenHash: row!.tokenHash,
-        topicPrefixes,
-        callbackPrefixes,
-        createdAt: row!.createdAt,
-      };
-    }).catch((err: unknown) => {
-      // Two processes adding at once: the unique indexes decide, with the same codes as the check above.
-      const c = err as { code?: string; constraint?: string };
-      if (c.code === '23505' && c.constraint === 'sources_name_unique')
-        throw new StoreError(
-          'RSN_SOURCE_EXISTS',
-          `a Source named ${JSON.stringify(s.name)} exists already`,
-        );
-      if (c.code === '23505' && c.constraint === 'source_prefixes_prefix_unique')
-        throw new StoreError('RSN_PREFIX_TAKEN', 'a topic prefix belongs to another Source');
-      throw err;
-    });
+    return tenants.addSource(this.ctx, s);
   }
 
-  async removeSource(name: string): Promise<boolean> {
-    return this.tx(async (tx) => {
-      const rows = await tx
-        .delete(schema.sources)
-        .where(eq(schema.sources.name, name))
-        .returning({ id: schema.sources.id });
-      if (rows.length > 0) await this.notify(tx, { kind: 'sources' });
-      return rows.length > 0;
-    });
+  removeSource(name: string): Promise<boolean> {
+    return tenants.removeSource(this.ctx, name);
   }
 
-  async listSources(): Promise<SourceRecord[]> {
-    return this.call(async () => {
-      const rows = await this.db.select().from(schema.sources).orderBy(asc(schema.sources.name));
-      const prefixes = await this.db
-        .select()
-        .from(schema.sourcePrefixes)
-        .orderBy(asc(schema.sourcePrefixes.id));
-      const callbacks = await this.db
-        .select()
-        .from(schema.sourceCallbackPrefixes)
-        .orderBy(asc(schema.sourceCallbackPrefixes.id));
-      return rows.map((r) => ({
-        id: r.id,
-        name: r.name,
-        tokenHash: r.tokenHash,
-        createdAt: r.createdAt,
-        topicPrefixes: prefixes.filter((p) => p.sourceId === r.id).map((p) => p.prefix),
-        callbackPrefixes: callbacks.filter((p) => p.sourceId === r.id).map((p) => p.prefix),
-      }));
-    });
+  listSources(): Promise<SourceRecord[]> {
+    return tenants.listSources(this.ctx);
   }
 
   externalChangeMarker(): number {
@@ -265,106 +159,7 @@ class PgRepository implements PostgresRepository {
   // --- topics and notifications ---------------------------------------------------------------
 
   appendNotification(n: NewNotification): Promise<{ topicId: number; seq: number }> {
-    return new Promise((resolve, reject) => {
-      this.pendingAppends.push({ n, resolve, reject });
-      if (!this.appending && this.pendingAppends.length === 1)
-        setImmediate(() => void this.flushAppends());
-    });
-  }
-
-  /** Group commit: one transaction per batch, one batch at a time; arrival order is seq order per topic. */
-  private async flushAppends(): Promise<void> {
-    if (this.appending) return;
-    this.appending = true;
-    try {
-      while (this.pendingAppends.length > 0) {
-        const batch = this.pendingAppends.splice(0, 256);
-        try {
-          const results = await this.appendBatch(batch.map((b) => b.n));
-          for (let i = 0; i < batch.length; i++) batch[i]!.resolve(results[i]!);
-        } catch (err) {
-          if (
-            batch.length === 1 ||
-            (err instanceof StoreError && err.code === 'RSN_STORE_UNAVAILABLE')
-          ) {
-            for (const b of batch) b.reject(err);
-            continue;
-          }
-          // One bad row must not fail its neighbours: retry them one transaction each.
-          for (const b of batch) {
-            try {
-              b.resolve((await this.appendBatch([b.n]))[0]!);
-            } catch (e) {
-              b.reject(e);
-            }
-          }
-        }
-      }
-    } finally {
-      this.appending = false;
-    }
-  }
-
-  private appendBatch(
-    batch: readonly NewNotification[],
-  ): Promise<{ topicId: number; seq: number }[]> {
-    return this.call(async () => {
-      const client = await this.pool.connect();
-      try {
-        await client.query('BEGIN');
-        // Topics in a fixed order (by URL) so concurrent batches in other processes cannot deadlock.
-        const counts = new Map<string, number>();
-        for (const n of batch) counts.set(n.topicUrl, (counts.get(n.topicUrl) ?? 0) + 1);
-        const ends = new Map<string, { id: number; lastSeq: number }>();
-        for (const url of [...counts.keys()].sort()) {
-          const k = counts.get(url)!;
-          const r = await client.query<{ id: number; last_seq: number }>({
-            name: 'rsn_bump_topic',
-            text: `INSERT INTO topics (url, last_seq, created_at) VALUES ($1, $2, $3)
-                   ON CONFLICT (url) DO UPDATE SET last_seq = topics.last_seq + EXCLUDED.last_seq RETURNING id, last_seq`,
-            values: [url, k, batch[0]!.receivedAt],
-          });
-          ends.set(url, { id: r.rows[0]!.id, lastSeq: r.rows[0]!.last_seq });
-        }
-        const next = new Map<string, number>();
-        for (const [url, end] of ends) next.set(url, end.lastSeq - counts.get(url)! + 1);
-        const results = batch.map((n) => {
-          const seq = next.get(n.topicUrl)!;
-          next.set(n.topicUrl, seq + 1);
-          return { topicId: ends.get(n.topicUrl)!.id, seq };
-        });
-        await client.query({
-          name: 'rsn_insert_notifications',
-          text: `INSERT INTO notifications (topic_id, seq, received_at, content_type, link_header, body)
-                 SELECT * FROM unnest($1::int[], $2::int[], $3::bigint[], $4::text[], $5::text[], $6::bytea[])`,
-          values: [
-            results.map((r) => r.topicId),
-            results.map((r) => r.seq),
-            batch.map((n) => n.receivedAt),
-            batch.map((n) => n.contentType),
-            batch.map((n) => n.linkHeader),
-            batch.map((n) => n.body),
-          ],
-        });
-        for (const end of ends.values()) {
-          await client.query({
-            name: 'rsn_notify',
-            text: 'SELECT pg_notify($1, $2)',
-            values: [
-              HUB_CHANNEL,
-              encodeEvent({ kind: 'published', topicId: end.id, seq: end.lastSeq }),
-            ],
-          });
-        }
-        await client.query('COMMIT');
-        return results;
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw err;
-      } finally {
-        client.release();
-      }
-    });
+    return this.appends.submit(n);
   }
 
   /**
@@ -541,159 +336,42 @@ class PgRepository implements PostgresRepository {
     });
   }
 
-  async saveCursors(updates: readonly CursorUpdate[], now: number): Promise<void> {
-    if (updates.length === 0) return;
-    await this.call(async () => {
-      const client = await this.pool.connect();
-      try {
-        await client.query('BEGIN');
-        // One statement for the whole batch; a cursor never moves backwards (GREATEST).
-        await client.query({
-          name: 'rsn_save_cursors',
-          text: `UPDATE subscriptions s SET delivered_seq = GREATEST(s.delivered_seq, u.delivered_seq), attempts = u.attempts,
-                   next_attempt_at = u.next_attempt_at, first_failed_at = u.first_failed_at, last_status = u.last_status,
-                   last_error = u.last_error, updated_at = $8
-                 FROM unnest($1::int[], $2::int[], $3::int[], $4::bigint[], $5::bigint[], $6::int[], $7::text[])
-                   AS u(id, delivered_seq, attempts, next_attempt_at, first_failed_at, last_status, last_error)
-                 WHERE s.id = u.id`,
-          values: [
-            updates.map((u) => u.subscriptionId),
-            updates.map((u) => u.deliveredSeq),
-            updates.map((u) => u.attempts),
-            updates.map((u) => u.nextAttemptAt),
-            updates.map((u) => u.firstFailedAt ?? null),
-            updates.map((u) => u.lastStatus ?? null),
-            updates.map((u) => u.lastError ?? null),
-            now,
-          ],
-        });
-        const gaveUp = updates.filter((u) => u.givenUp);
-        if (gaveUp.length > 0) {
-          await client.query(
-            `INSERT INTO given_up (subscription_id, topic_id, callback, seq, reason, at)
-                              SELECT *, $6::bigint FROM unnest($1::int[], $2::int[], $3::text[], $4::int[], $5::text[])`,
-            [
-              gaveUp.map((u) => u.subscriptionId),
-              gaveUp.map((u) => u.givenUp!.topicId),
-              gaveUp.map((u) => u.givenUp!.callback),
-              gaveUp.map((u) => u.givenUp!.seq),
-              gaveUp.map((u) => u.givenUp!.reason),
-              now,
-            ],
-          );
-        }
-        await client.query('COMMIT');
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw err;
-      } finally {
-        client.release();
-      }
-    });
+  saveCursors(updates: readonly CursorUpdate[], now: number): Promise<void> {
+    return upkeep.saveCursors(this.ctx, updates, now);
   }
 
-  async removeExpiredSubscriptions(now: number): Promise<Subscription[]> {
-    return this.tx(async (tx) => {
-      const rows = await tx
-        .delete(schema.subscriptions)
-        .where(lte(schema.subscriptions.leaseExpiresAt, now))
-        .returning();
-      if (rows.length === 0) return [];
-      const urls = new Map(
-        (
-          await tx
-            .select({ id: schema.topics.id, url: schema.topics.url })
-            .from(schema.topics)
-            .where(inArray(schema.topics.id, [...new Set(rows.map((r) => r.topicId))]))
-        ).map((t) => [t.id, t.url]),
-      );
-      for (const r of rows) await this.notify(tx, { kind: 'removed', id: r.id });
-      return rows.map((r) => toSubscription(r, urls.get(r.topicId) ?? ''));
-    });
+  removeExpiredSubscriptions(now: number): Promise<Subscription[]> {
+    return upkeep.removeExpiredSubscriptions(this.ctx, now);
   }
 
-  async countSubscriptions(now: number): Promise<SubscriptionCounts> {
-    return this.call(async () => {
-      const r = await this.pool.query<{ active: number; expired: number; pending: number }>(
-        `SELECT
-          (SELECT COUNT(*) FROM subscriptions WHERE lease_expires_at > $1)::int AS active,
-          (SELECT COUNT(*) FROM subscriptions WHERE lease_expires_at <= $1)::int AS expired,
-          (SELECT COUNT(*) FROM intents)::int AS pending`,
-        [now],
-      );
-      return r.rows[0]!;
-    });
+  countSubscriptions(now: number): Promise<SubscriptionCounts> {
+    return upkeep.countSubscriptions(this.ctx, now);
   }
 
-  async countGivenUp(): Promise<number> {
-    return this.call(
-      async () =>
-        (await this.pool.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM given_up')).rows[0]!
-          .n,
-    );
+  countGivenUp(): Promise<number> {
+    return upkeep.countGivenUp(this.ctx);
   }
 
   // --- intents --------------------------------------------------------------------------------
 
-  async addIntent(i: NewIntent): Promise<Intent> {
-    return this.tx(async (tx) => {
-      await tx
-        .delete(schema.intents)
-        .where(
-          and(eq(schema.intents.topicUrl, i.topicUrl), eq(schema.intents.callback, i.callback)),
-        );
-      const [row] = await tx
-        .insert(schema.intents)
-        .values({
-          mode: i.mode,
-          topicUrl: i.topicUrl,
-          topicAsGiven: i.topicAsGiven,
-          callback: i.callback,
-          secret: i.secret ?? null,
-          leaseSeconds: i.leaseSeconds ?? null,
-          reason: i.reason ?? null,
-          nextAttemptAt: i.nextAttemptAt,
-          createdAt: i.createdAt,
-        })
-        .returning();
-      await this.notify(tx, { kind: 'intent' });
-      return toIntent(row!);
-    });
+  addIntent(i: NewIntent): Promise<Intent> {
+    return intents.addIntent(this.ctx, i);
   }
 
-  async dueIntents(now: number, limit: number): Promise<Intent[]> {
-    return this.call(async () =>
-      (
-        await this.db
-          .select()
-          .from(schema.intents)
-          .where(lte(schema.intents.nextAttemptAt, now))
-          .orderBy(asc(schema.intents.id))
-          .limit(limit)
-      ).map(toIntent),
-    );
+  dueIntents(now: number, limit: number): Promise<Intent[]> {
+    return intents.dueIntents(this.ctx, now, limit);
   }
 
-  async nextIntentDueAt(): Promise<number | undefined> {
-    return this.call(async () => {
-      const [row] = await this.db
-        .select({ at: sql<string | number | null>`MIN(${schema.intents.nextAttemptAt})` })
-        .from(schema.intents);
-      return row?.at === null || row?.at === undefined ? undefined : Number(row.at);
-    });
+  nextIntentDueAt(): Promise<number | undefined> {
+    return intents.nextIntentDueAt(this.ctx);
   }
 
-  async deleteIntent(id: number): Promise<void> {
-    await this.call(() => this.db.delete(schema.intents).where(eq(schema.intents.id, id)));
+  deleteIntent(id: number): Promise<void> {
+    return intents.deleteIntent(this.ctx, id);
   }
 
-  async rescheduleIntent(id: number, attempts: number, nextAttemptAt: number): Promise<void> {
-    await this.call(() =>
-      this.db
-        .update(schema.intents)
-        .set({ attempts, nextAttemptAt })
-        .where(eq(schema.intents.id, id)),
-    );
+  rescheduleIntent(id: number, attempts: number, nextAttemptAt: number): Promise<void> {
+    return intents.rescheduleIntent(this.ctx, id, attempts, nextAttemptAt);
   }
 
   async ping(): Promise<void> {
@@ -703,10 +381,7 @@ class PgRepository implements PostgresRepository {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    while (this.appending || this.pendingAppends.length > 0) {
-      if (!this.appending) void this.flushAppends();
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    await this.appends.drain();
     await this.events.close();
     await this.pool.end().catch(() => undefined);
   }

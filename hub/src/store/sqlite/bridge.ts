@@ -3,58 +3,23 @@
 import type Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { asc, eq } from 'drizzle-orm';
-import { RsnotifyError } from '@rsnotify/shared';
 import * as schema from '../bridge-schema.js';
 import type {
   BridgedSourceRecord,
-  BridgeListState,
   BridgePosition,
   BridgeRepository,
   NewBridgedSource,
 } from '../bridge-repository.js';
 import type { NewNotification } from '../repository.js';
+import {
+  bridgeExists,
+  listRows,
+  positionColumns,
+  positionMoved,
+  toBridgedSource,
+} from '../bridge-records.js';
 
 type SourceRow = typeof schema.bridgeSources.$inferSelect;
-type ListRow = typeof schema.bridgeLists.$inferSelect;
-
-const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
-
-function toList(r: ListRow): BridgeListState {
-  return {
-    url: r.url,
-    consumed: r.consumed,
-    complete: r.complete,
-    ...(r.listFrom !== null ? { from: r.listFrom } : {}),
-    ...(r.listUntil !== null ? { until: r.listUntil } : {}),
-    ...(r.lastKey !== null ? { lastKey: r.lastKey } : {}),
-    ...(r.coveredTo !== null ? { coveredTo: r.coveredTo } : {}),
-    ...(r.etag !== null ? { etag: r.etag } : {}),
-    ...(r.lastModified !== null ? { lastModified: r.lastModified } : {}),
-  };
-}
-
-function toRecord(r: SourceRow, lists: readonly ListRow[]): BridgedSourceRecord {
-  const position: BridgePosition = {
-    ...(r.capabilityListUrl !== null ? { capabilityListUrl: r.capabilityListUrl } : {}),
-    ...(r.changeListUrl !== null ? { changeListUrl: r.changeListUrl } : {}),
-    ...(r.discoveredAt !== null ? { discoveredAt: r.discoveredAt } : {}),
-    ...(r.indexEtag !== null ? { indexEtag: r.indexEtag } : {}),
-    ...(r.indexLastModified !== null ? { indexLastModified: r.indexLastModified } : {}),
-    ...(r.coveredTo !== null ? { coveredTo: r.coveredTo } : {}),
-    ...(r.chainFrom !== null ? { chainFrom: r.chainFrom } : {}),
-    lists: lists.map(toList),
-  };
-  return {
-    id: r.id,
-    name: r.name,
-    pollUrl: r.pollUrl,
-    intervalMs: r.intervalMs,
-    createdAt: r.createdAt,
-    lastPollAt: opt(r.lastPollAt),
-    lastError: opt(r.lastError),
-    position,
-  };
-}
 
 export function createSqliteBridgeRepository(sqlite: Database.Database): BridgeRepository {
   const db: BetterSQLite3Database<typeof schema> = drizzle(sqlite, { schema });
@@ -77,43 +42,10 @@ export function createSqliteBridgeRepository(sqlite: Database.Database): BridgeR
       .where(eq(schema.bridgeLists.bridgeSourceId, row.id))
       .orderBy(asc(schema.bridgeLists.ord))
       .all();
-    return toRecord(row, lists);
+    return toBridgedSource(row, lists);
   };
   const byName = (name: string) =>
     read(db.select().from(schema.bridgeSources).where(eq(schema.bridgeSources.name, name)).get());
-
-  const savePosition = (id: number, p: BridgePosition): void => {
-    db.update(schema.bridgeSources)
-      .set({
-        capabilityListUrl: p.capabilityListUrl ?? null,
-        changeListUrl: p.changeListUrl ?? null,
-        discoveredAt: p.discoveredAt ?? null,
-        indexEtag: p.indexEtag ?? null,
-        indexLastModified: p.indexLastModified ?? null,
-        coveredTo: p.coveredTo ?? null,
-        chainFrom: p.chainFrom ?? null,
-      })
-      .where(eq(schema.bridgeSources.id, id))
-      .run();
-    db.delete(schema.bridgeLists).where(eq(schema.bridgeLists.bridgeSourceId, id)).run();
-    p.lists.forEach((l, ord) => {
-      db.insert(schema.bridgeLists)
-        .values({
-          bridgeSourceId: id,
-          url: l.url,
-          ord,
-          listFrom: l.from ?? null,
-          listUntil: l.until ?? null,
-          consumed: l.consumed,
-          lastKey: l.lastKey ?? null,
-          complete: l.complete,
-          coveredTo: l.coveredTo ?? null,
-          etag: l.etag ?? null,
-          lastModified: l.lastModified ?? null,
-        })
-        .run();
-    });
-  };
 
   const insert = (s: NewBridgedSource): BridgedSourceRecord => {
     const row = db
@@ -121,16 +53,24 @@ export function createSqliteBridgeRepository(sqlite: Database.Database): BridgeR
       .values({ name: s.name, pollUrl: s.pollUrl, intervalMs: s.intervalMs, createdAt: s.now })
       .returning()
       .get();
-    return toRecord(row, []);
+    return toBridgedSource(row, []);
   };
 
-  const commitTx = sqlite.transaction(
+  const commit = sqlite.transaction(
     (
       id: number,
+      generation: number,
       position: BridgePosition,
       notifications: readonly NewNotification[],
       now: number,
     ) => {
+      const row = db
+        .select({ generation: schema.bridgeSources.generation, name: schema.bridgeSources.name })
+        .from(schema.bridgeSources)
+        .where(eq(schema.bridgeSources.id, id))
+        .get();
+      if (!row) return [];
+      if (row.generation !== generation) throw positionMoved(row.name, generation, row.generation);
       const out = notifications.map((n) => {
         const topicId =
           (topicByUrl.get(n.topicUrl) as number | undefined) ??
@@ -139,11 +79,17 @@ export function createSqliteBridgeRepository(sqlite: Database.Database): BridgeR
         insertNotification.run(topicId, seq, n.receivedAt, n.contentType, n.linkHeader, n.body);
         return { topicId, seq };
       });
-      savePosition(id, position);
       db.update(schema.bridgeSources)
-        .set({ lastPollAt: now, lastError: null })
+        .set({
+          ...positionColumns(position),
+          lastPollAt: now,
+          lastError: null,
+          generation: generation + 1,
+        })
         .where(eq(schema.bridgeSources.id, id))
         .run();
+      db.delete(schema.bridgeLists).where(eq(schema.bridgeLists.bridgeSourceId, id)).run();
+      for (const l of listRows(id, position)) db.insert(schema.bridgeLists).values(l).run();
       return out;
     },
   );
@@ -151,13 +97,7 @@ export function createSqliteBridgeRepository(sqlite: Database.Database): BridgeR
   return {
     async addBridgedSource(s) {
       return sqlite.transaction(() => {
-        if (byName(s.name)) {
-          throw new RsnotifyError(
-            'RSN_BRIDGE_EXISTS',
-            `a bridged Source named ${JSON.stringify(s.name)} exists already`,
-            { details: { name: s.name } },
-          );
-        }
+        if (byName(s.name)) throw bridgeExists(s.name);
         return insert(s);
       })();
     },
@@ -196,8 +136,8 @@ export function createSqliteBridgeRepository(sqlite: Database.Database): BridgeR
     async getBridgedSource(name) {
       return byName(name);
     },
-    async commitPoll(id, position, notifications, now) {
-      return commitTx(id, position, notifications, now);
+    async commitPoll(id, poll) {
+      return commit(id, poll.generation, poll.position, poll.notifications, poll.now);
     },
     async recordPollOutcome(id, outcome) {
       db.update(schema.bridgeSources)

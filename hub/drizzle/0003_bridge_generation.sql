@@ -1,0 +1,1 @@
+ALTER TABLE `bridge_sources` ADD `generation` integer DEFAULT 0 NOT NULL;
