@@ -23,3 +23,9 @@ export {
 } from './db-file.js';
 export { backoff, type BackoffOptions } from './backoff.js';
 export { SERVICE_KIT_ERRORS, WaitTimeoutError, type ServiceKitErrorCode } from './errors.js';
+export {
+  GroupCommit,
+  nextTurn,
+  type FlushScheduler,
+  type GroupCommitOptions,
+} from './group-commit.js';
