@@ -192,7 +192,7 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
         .then((n) => {
           if (n > 0)
             logger.debug(
-              { event: 'notifications.pruned', count: n },
+              { event: 'notification.pruned', count: n },
               'pruned delivered notifications',
             );
         })

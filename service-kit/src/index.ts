@@ -29,3 +29,12 @@ export {
   type FlushScheduler,
   type GroupCommitOptions,
 } from './group-commit.js';
+export {
+  createEventLogger,
+  LOG_LEVELS,
+  type EventLogger,
+  type LogEventMap,
+  type LogLevelName,
+  type LogLine,
+  type LoggerOptions,
+} from './logger.js';

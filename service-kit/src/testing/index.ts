@@ -70,3 +70,4 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
     });
   });
 }
+export { readmeLogEvents } from './readme.js';
