@@ -38,3 +38,15 @@ export {
   type LogLine,
   type LoggerOptions,
 } from './logger.js';
+export {
+  ConfigError,
+  convertOption,
+  loadConfig,
+  optionKey,
+  readConfigFile,
+  type ConfigInput,
+  type ConfigOption,
+  type ConfigOrigin,
+  type ConfigValueKind,
+  type LoadedConfig,
+} from './config.js';

@@ -6,15 +6,9 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
-import { RsnotifyError } from '@rsnotify/shared';
-import type { SubscriberCodesOf } from './errors/index.js';
+import { ConfigError } from '@rsnotify/service-kit';
 
-export class ConfigError extends RsnotifyError<SubscriberCodesOf<'ConfigError'>> {
-  constructor(message: string, details: Record<string, unknown> = {}, cause?: unknown) {
-    super('RSN_CONFIG_INVALID', message, { details, cause });
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError };
 
 /**
  * Start-up check that a directory the daemon writes can be created and written (a regular file in
