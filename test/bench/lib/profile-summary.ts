@@ -19,7 +19,7 @@ interface Profile {
 const STAGES: [string, RegExp][] = [
   ['hub delivery (scheduler/sender/cache)', /hub\/src\/delivery\//],
   ['hub publishing intake', /hub\/src\/publishing\//],
-  ['hub store (SQLite repository)', /hub\/src\/store\//],
+  ['hub store (repository)', /hub\/src\/store\//],
   ['hub other', /hub\/src\//],
   ['subscriber intake', /subscriber\/src\/intake\//],
   ['subscriber store', /subscriber\/src\/store\//],
@@ -27,7 +27,9 @@ const STAGES: [string, RegExp][] = [
   ['subscriber baseline', /subscriber\/src\/baseline\//],
   ['subscriber other', /subscriber\/src\//],
   ['shared (parse, signature, net)', /shared\/src\//],
-  ['better-sqlite3', /better-sqlite3/],
+  ['drizzle-orm', /node_modules\/drizzle-orm\//],
+  ['better-sqlite3', /node_modules\/better-sqlite3\//],
+  ['pg (PostgreSQL driver)', /node_modules\/(pg|pg-[a-z-]+|pgpass|postgres-[a-z-]+)\//],
   ['undici', /undici/],
   ['hono + node-server', /hono|node-server/],
   ['pino', /pino|sonic-boom/],
@@ -55,7 +57,11 @@ function stageOf(id: number): string {
   if (leaf.url === '' && leaf.functionName.startsWith('(')) return leaf.functionName;
   let nodeStage: string | undefined;
   for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
-    const url = byId.get(cur)!.callFrame.url;
+    // A pnpm store path names other packages in its folder name (drizzle-orm's holds
+    // "@types+better-sqlite3"): match on the package's own path only.
+    const url = byId
+      .get(cur)!
+      .callFrame.url.replace(/^.*node_modules\/\.pnpm\/[^/]+\/node_modules\//, 'node_modules/');
     if (url.startsWith('node:')) {
       nodeStage ??= STAGES.find(([, re]) => re.test(url))?.[0];
       continue;

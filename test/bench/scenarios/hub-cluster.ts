@@ -7,12 +7,15 @@
 // Hubs and receivers run as their own processes (the real CLI; plain node:http receivers).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { createDatabase, startPostgres } from '../../../scripts/postgres-server.mjs';
 import type { BenchContext, BenchRow, BenchScenario } from '../types.js';
+import { profileArgs } from '../lib/measure.js';
+import { describeRoleCpu, processTreeSeconds, meterRoles, type RoleCpu } from '../lib/proc-cpu.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const now = () => performance.timeOrigin + performance.now();
@@ -44,11 +47,13 @@ process.on('message', (m) => {
 `;
 
 class Receivers {
+  readonly pid: number;
   private waiting: ((m: Record<string, unknown>) => void)[] = [];
   private constructor(
     private readonly child: ChildProcess,
     readonly ports: number[],
   ) {
+    this.pid = child.pid!;
     child.on('message', (m: Record<string, unknown>) => this.waiting.shift()?.(m));
   }
   static async start(): Promise<Receivers> {
@@ -86,10 +91,10 @@ class Receivers {
   }
 }
 
-function cli(args: string[]): ChildProcess {
+function cli(args: string[], nodeArgs: string[] = []): ChildProcess {
   return spawn(
     process.execPath,
-    ['--conditions=@rsnotify/source', '--import', 'tsx', 'hub/src/cli.ts', ...args],
+    [...nodeArgs, '--conditions=@rsnotify/source', '--import', 'tsx', 'hub/src/cli.ts', ...args],
     { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
   );
 }
@@ -103,18 +108,24 @@ async function addSource(db: string): Promise<string> {
   return (JSON.parse(lines.find((l) => l.startsWith('{'))!) as { token: string }).token;
 }
 
-async function startHub(db: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = cli([
-    'serve',
-    '--port',
-    '0',
-    '--db',
-    db,
-    '--allow-private-networks',
-    '--no-check-topics',
-    '--log-level',
-    'info',
-  ]);
+async function startHub(
+  db: string,
+  profileName: string,
+): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
+  const child = cli(
+    [
+      'serve',
+      '--port',
+      '0',
+      '--db',
+      db,
+      '--allow-private-networks',
+      '--no-check-topics',
+      '--log-level',
+      'info',
+    ],
+    profileArgs(profileName),
+  );
   child.stderr!.pipe(process.stderr);
   const url = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -125,6 +136,7 @@ async function startHub(db: string): Promise<{ url: string; stop: () => Promise<
   });
   return {
     url,
+    pid: child.pid!,
     async stop() {
       if (child.exitCode === null) {
         child.kill('SIGTERM');
@@ -186,8 +198,16 @@ async function driven(hubs: readonly string[]): Promise<number> {
 }
 
 interface Measured {
-  fanOut: Map<number, { perSecond: number; p50: number; p99: number }>;
+  fanOut: Map<number, { perSecond: number; p50: number; p99: number; cpu: RoleCpu; total: number }>;
   publishes: number;
+}
+
+/** CPU seconds so far of the PostgreSQL server (postmaster and backends), from its data directory. */
+function postgresSeconds(dataDir: string | undefined): number {
+  if (!dataDir) return 0;
+  return processTreeSeconds(
+    Number(readFileSync(join(dataDir, 'postmaster.pid'), 'latin1').split('\n')[0]),
+  );
 }
 
 async function measure(
@@ -195,9 +215,13 @@ async function measure(
   db: string,
   processes: number,
   receivers: Receivers,
+  pgDataDir?: string,
 ): Promise<Measured> {
   const token = await addSource(db);
-  const hubs = await Promise.all(Array.from({ length: processes }, () => startHub(db)));
+  const engine = pgDataDir ? 'postgres' : 'sqlite';
+  const hubs = await Promise.all(
+    Array.from({ length: processes }, () => startHub(db, `hub-cluster-${engine}-${processes}p`)),
+  );
   const urls = hubs.map((h) => h.url);
   const agent = new Agent({ connections: 16, pipelining: 1 });
   const post = async (hubUrl: string, topic: string, tag: number) => {
@@ -214,7 +238,7 @@ async function measure(
     await res.body.dump();
     if (res.statusCode !== 200) throw new Error(`publish answered ${res.statusCode}`);
   };
-  const fanOut = new Map<number, { perSecond: number; p50: number; p99: number }>();
+  const fanOut: Measured['fanOut'] = new Map();
   try {
     let subscribed = 0;
     for (const n of [100, 1000]) {
@@ -242,10 +266,17 @@ async function measure(
       // Burst: ~20k deliveries, publishes spread over the processes.
       const notifications = Math.max(5, Math.round((20_000 / n) * ctx.scale));
       await receivers.reset();
+      const endCpu = meterRoles({
+        hub: () => hubs.map((h) => h.pid),
+        postgres: () => postgresSeconds(pgDataDir),
+        receivers: () => [receivers.pid],
+        publisher: () => [process.pid],
+      });
       const started = now();
       const done = receivers.reached(notifications * n);
       await pool(notifications, 8, (i) => post(urls[i % urls.length]!, topic, i));
       const perSecond = (notifications * n) / (((await done) - started) / 1000);
+      const cpu = endCpu();
       // Paced: each notification after the previous fan-out landed, to alternating processes.
       const samples = Math.max(5, Math.round((n === 100 ? 60 : 20) * ctx.scale));
       await receivers.reset(true);
@@ -259,7 +290,14 @@ async function measure(
       const lat = (await receivers.records())
         .filter((r) => r.tag >= 0)
         .map((r) => r.at - publishedAt[r.tag]!);
-      fanOut.set(n, { perSecond, p50: percentile(lat, 50), p99: percentile(lat, 99) });
+      fanOut.set(n, {
+        perSecond,
+        p50: percentile(lat, 50),
+        p99: percentile(lat, 99),
+        cpu,
+        total: notifications * n,
+      });
+      ctx.log(describeRoleCpu(cpu, notifications * n, 'delivery', 'deliveries'));
       ctx.log(`${processes} process(es), ${n} subscribers: ${Math.round(perSecond)} deliveries/s`);
     }
     // Durable publishes/s on a topic nobody subscribed (the commit path alone).
@@ -294,9 +332,21 @@ const scenario: BenchScenario = {
       ctx.log('SQLite, 1 process');
       const sqlite = await measure(ctx, join(ctx.tmpDir, 'hub.db'), 1, receivers);
       ctx.log('PostgreSQL, 1 process');
-      const pg1 = await measure(ctx, createDatabase(pg.adminUrl, 'bench1'), 1, receivers);
+      const pg1 = await measure(
+        ctx,
+        createDatabase(pg.adminUrl, 'bench1'),
+        1,
+        receivers,
+        pg.dataDir,
+      );
       ctx.log('PostgreSQL, 2 processes');
-      const pg2 = await measure(ctx, createDatabase(pg.adminUrl, 'bench2'), 2, receivers);
+      const pg2 = await measure(
+        ctx,
+        createDatabase(pg.adminUrl, 'bench2'),
+        2,
+        receivers,
+        pg.dataDir,
+      );
       const rows: BenchRow[] = [];
       const configs: [string, Measured, Measured | undefined, string | undefined, string][] = [
         ['SQLite, 1 process', sqlite, undefined, undefined, ''],
@@ -317,6 +367,7 @@ const scenario: BenchScenario = {
               : undefined,
             ratio: b ? f.perSecond / b.perSecond : undefined,
             target,
+            note: describeRoleCpu(f.cpu, f.total, 'delivery', 'deliveries'),
           });
           rows.push({
             scenario: 'hub cluster',
