@@ -28,3 +28,5 @@ export { runBaseline } from './baseline/index.js';
 export { collectChanges } from './catchup/index.js';
 export { auditMirror } from './audit/index.js';
 export type { AuditReport } from './audit/index.js';
+// The daemon's JSON logger, for embedders and tests that inject their own destination.
+export { createLogger } from './observability/index.js';

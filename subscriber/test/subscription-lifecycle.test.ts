@@ -8,7 +8,7 @@ import {
   renewAtFor,
   retryDelayMs,
   type LeasePolicy,
-} from '../src/subscription/lifecycle.js';
+} from '../src/subscription/index.js';
 import type { SubscriptionRecord } from '../src/store/repository.js';
 
 const policy: LeasePolicy = {

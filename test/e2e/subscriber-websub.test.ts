@@ -12,6 +12,7 @@ import {
 import { startSourceSimulator, type SourceSimulator } from '../src/source-simulator/index.js';
 import { waitFor } from '../src/harness/index.js';
 import { startFakeHub, type FakeHub, type FakeHubBehaviour } from './subscriber-fake-hub.js';
+import { captureLog, CATCH_UP_END_EVENTS, type CapturedLog } from './subscriber-log-capture.js';
 import {
   mirrorEquals,
   subscriberConfig,
@@ -32,12 +33,13 @@ async function rig(
   t: { after: (fn: () => Promise<void>) => void },
   hubBehaviour: Partial<FakeHubBehaviour> = {},
   sourceExtra: Record<string, unknown> = {},
+  log?: CapturedLog,
 ): Promise<Rig> {
   const ws = await workspace('rsn-websub-');
   const hub = await startFakeHub(hubBehaviour);
   const sim = await startSourceSimulator({ seed: 7, initialResources: 20, hubUrl: hub.url });
   const cfg = subscriberConfig(ws, sim.wellKnownUrl, sourceExtra);
-  const sub = await startSubscriber(cfg);
+  const sub = await startSubscriber(cfg, log ? { logger: log.logger } : {});
   t.after(async () => {
     await sub.close();
     await sim.close();
@@ -146,9 +148,15 @@ test('WS-10: a denial is recorded and reported, and not retried in a loop', asyn
 });
 
 test('WS-15: deliveries with a wrong signature are answered 2xx but not applied, and counted', async (t) => {
-  const r = await rig(t, { signing: 'wrong' });
-  await waitFor(async () => (await r.sub.status())[0]?.syncedUntil, { what: 'baseline done' });
+  const log = captureLog();
+  const r = await rig(t, { signing: 'wrong' }, {}, log);
+  // The position settles once the catch-up that follows the first verification has ended (M-7):
+  // until then it may still move, so wait for that outcome before taking it.
+  await waitFor(() => log.events(...CATCH_UP_END_EVENTS).some((e) => e.reason === 'resubscribed'), {
+    what: 'the catch-up after the verification',
+  });
   const before = (await r.sub.status())[0]!.syncedUntil;
+  assert.ok(before, 'a position after the baseline');
   await r.sim.changeBatch(2);
   await r.sim.flush();
   await waitFor(() => r.hub.deliveries.length >= 1, { what: 'delivery attempted' });

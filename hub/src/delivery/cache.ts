@@ -4,6 +4,12 @@ import type { StoredNotification } from '../store/index.js';
 
 export class NotificationCache {
   private readonly entries = new Map<string, StoredNotification>();
+  /**
+   * Keys in insertion order, oldest at `head`. Evicting by iterating the Map from its start walked
+   * over every deleted slot still in its table (V8 compacts only on rehash): O(entries) per put.
+   */
+  private order: string[] = [];
+  private head = 0;
   private bytes = 0;
 
   constructor(private readonly maxBytes: number) {}
@@ -22,13 +28,19 @@ export class NotificationCache {
     const size = n.body.length + n.linkHeader.length + 64;
     if (size > this.maxBytes / 4) return;
     this.entries.set(key, n);
+    this.order.push(key);
     this.bytes += size;
-    // Oldest first: Map iteration follows insertion order, and older notifications are the ones
-    // every cursor has most likely passed.
-    for (const [k, v] of this.entries) {
-      if (this.bytes <= this.maxBytes) break;
+    // Oldest first: older notifications are the ones every cursor has most likely passed.
+    while (this.bytes > this.maxBytes && this.head < this.order.length) {
+      const k = this.order[this.head++]!;
+      const v = this.entries.get(k);
+      if (v === undefined) continue;
       this.entries.delete(k);
       this.bytes -= v.body.length + v.linkHeader.length + 64;
+    }
+    if (this.head > 1024 && this.head * 2 > this.order.length) {
+      this.order = this.order.slice(this.head);
+      this.head = 0;
     }
   }
 }

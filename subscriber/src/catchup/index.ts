@@ -20,3 +20,11 @@ export type {
   ListFacts,
   ProvenInterval,
 } from './coverage.js';
+export { judgeCatchUp } from './verdict.js';
+export type {
+  CatchUpEvent,
+  CatchUpFacts,
+  CatchUpResultKind,
+  CatchUpTrigger,
+  CatchUpVerdict,
+} from './verdict.js';

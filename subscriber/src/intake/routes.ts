@@ -3,7 +3,7 @@
 // ordering and applying happen after the answer. Only this file maps outcomes to HTTP statuses.
 import type { IncomingMessage } from 'node:http';
 import { Hono, type Context } from 'hono';
-import { verifySignature, WEBSUB } from '@rsnotify/shared';
+import { WEBSUB } from '@rsnotify/shared';
 import {
   drainRefused,
   readLimitedBody,
@@ -14,7 +14,12 @@ import {
 import type { Logger } from '../observability/index.js';
 import type { SubscriberMetrics } from '../observability/index.js';
 import type { SubscriberRepository, SubscriptionRecord } from '../store/repository.js';
-import { decideDelivery, decideVerification, type LeasePolicy } from '../subscription/lifecycle.js';
+import {
+  decideDelivery,
+  decideSignature,
+  decideVerification,
+  type LeasePolicy,
+} from '../subscription/index.js';
 
 const CACHE_MS = 1_000;
 
@@ -188,27 +193,25 @@ export function createIntakeApp(deps: IntakeDeps): Hono {
     }
     const body = read.bytes;
     const source = deps.sourceName(rec.sourceId);
-    if (rec.secret) {
-      const check = verifySignature(c.req.header('x-hub-signature'), rec.secret, body);
-      if (!check.ok && check.reason === 'missing') {
-        // WS-16: refuse unsigned deliveries with a non-2xx that is not 410 (which would end it).
-        metrics.deliveriesRejected.inc({ status: '403' });
-        logger.warn(
-          { event: 'delivery.unsigned', source, subscriptionId: rec.id },
-          'delivery.unsigned',
-        );
-        return c.text('signature required', 403);
-      }
-      if (!check.ok) {
-        // WS-15: a wrong signature is ignored locally; the 2xx keeps the hub from retrying a forgery.
-        metrics.deliveriesIgnored.inc({ source, reason: check.reason });
-        await repo.countIgnoredDelivery(rec.sourceId);
-        logger.warn(
-          { event: 'delivery.bad_signature', source, subscriptionId: rec.id, reason: check.reason },
-          'delivery.bad_signature',
-        );
-        return c.body(null, 202);
-      }
+    const signed = decideSignature(rec.secret, c.req.header('x-hub-signature'), body);
+    if (signed.kind === 'refuse-unsigned') {
+      // WS-16: refuse unsigned deliveries with a non-2xx that is not 410 (which would end it).
+      metrics.deliveriesRejected.inc({ status: '403' });
+      logger.warn(
+        { event: 'delivery.unsigned', source, subscriptionId: rec.id },
+        'delivery.unsigned',
+      );
+      return c.text('signature required', 403);
+    }
+    if (signed.kind === 'ignore') {
+      // WS-15: a wrong signature is ignored locally; the 2xx keeps the hub from retrying a forgery.
+      metrics.deliveriesIgnored.inc({ source, reason: signed.reason });
+      await repo.countIgnoredDelivery(rec.sourceId);
+      logger.warn(
+        { event: 'delivery.bad_signature', source, subscriptionId: rec.id, reason: signed.reason },
+        'delivery.bad_signature',
+      );
+      return c.body(null, 202);
     }
     let id: number;
     const receivedAt = deps.clock();
@@ -219,7 +222,7 @@ export function createIntakeApp(deps: IntakeDeps): Hono {
         receivedAt,
         ...(c.req.header('content-type') ? { contentType: c.req.header('content-type')! } : {}),
         body,
-        signature: rec.secret ? 'ok' : 'unsigned',
+        signature: signed.signature,
       });
     } catch (err) {
       logger.error(

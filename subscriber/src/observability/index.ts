@@ -36,6 +36,8 @@ export interface SubscriberMetrics {
   readonly gaps: Counter<'source'>;
   readonly catchUps: Counter<'source' | 'result'>;
   readonly reconciles: Counter<'source' | 'outcome'>;
+  readonly baselines: Counter<'source' | 'result'>;
+  readonly channelChanges: Counter<'source' | 'change'>;
   readonly lagSeconds: Gauge<'source'>;
   readonly buffered: Gauge<'source'>;
 }
@@ -88,6 +90,16 @@ export function createMetrics(): SubscriberMetrics {
       'rsnotify_subscriber_reconciles_total',
       'Reconciliations with the Resource List by outcome (in-sync, repaired, source-changing, failed)',
       ['source', 'outcome'],
+    ),
+    baselines: c(
+      'rsnotify_subscriber_baselines_total',
+      'Baselines from the Resource List by result (done, incomplete, failed); not counted as catch-ups',
+      ['source', 'result'],
+    ),
+    channelChanges: c(
+      'rsnotify_subscriber_channel_changes_total',
+      'Push channel changes found by re-discovery (dropped: to polling, restored: back to push, moved)',
+      ['source', 'change'],
     ),
     lagSeconds: g('rsnotify_subscriber_lag_seconds', 'Newest until received minus syncedUntil', [
       'source',

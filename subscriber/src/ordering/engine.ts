@@ -4,14 +4,9 @@
 // through applied() / caughtUp() / catchUpFailed(); `syncedUntil` moves only there (promise 3).
 import { compareDateTime, type DateTime } from '@rsnotify/shared';
 import { backoff } from '@rsnotify/service-kit';
+import { NotificationBuffer, type PendingNotification } from './buffer.js';
 
-export interface PendingNotification {
-  readonly id: number;
-  readonly from: DateTime;
-  readonly until: DateTime;
-  /** ms, when the notification was received (kept for the shell; ordering uses `now`). */
-  readonly receivedAt: number;
-}
+export type { PendingNotification } from './buffer.js';
 
 export type InFlightStep =
   { readonly id: number; readonly until: DateTime } | { readonly catchUpTo: DateTime };
@@ -21,8 +16,8 @@ export interface OrderingState {
   readonly syncedUntil?: DateTime;
   /** At most one step in flight: applying one notification, or one catch-up. */
   readonly applying?: InFlightStep;
-  /** Sorted by from (then until), no duplicates. */
-  readonly buffer: readonly PendingNotification[];
+  /** Sorted by from (then until), no duplicates; persistent, so an old state stays valid. */
+  readonly buffer: NotificationBuffer;
   /** ms, when the current gap was first seen. */
   readonly gapOpenedAt?: number;
   /** Catch-ups of the current gap that ended without closing it (drives the backoff). */
@@ -68,7 +63,8 @@ function isBefore(a: DateTime, b: DateTime): boolean {
 }
 
 export function initialOrderingState(syncedUntil?: DateTime): OrderingState {
-  return syncedUntil === undefined ? { buffer: [] } : { syncedUntil, buffer: [] };
+  const buffer = NotificationBuffer.empty();
+  return syncedUntil === undefined ? { buffer } : { syncedUntil, buffer };
 }
 
 /** True when the notification's interval lies entirely at or before P: nothing left to apply. */
@@ -77,21 +73,6 @@ function isCovered(n: PendingNotification, p: DateTime): boolean {
   // A zero-length interval starting exactly at P still carries entries at P (RN-11: from <= datetime
   // <= until), so it is applied, not dropped.
   return untilVsP < 0 || (untilVsP === 0 && isBefore(n.from, p));
-}
-
-function compareNotifications(a: PendingNotification, b: PendingNotification): number {
-  return cmp(a.from, b.from) || cmp(a.until, b.until) || a.id - b.id;
-}
-
-function insertSorted(
-  buffer: readonly PendingNotification[],
-  n: PendingNotification,
-): PendingNotification[] {
-  const out = buffer.slice();
-  let i = out.length;
-  while (i > 0 && compareNotifications(out[i - 1]!, n) > 0) i--;
-  out.splice(i, 0, n);
-  return out;
 }
 
 function retryDelay(attempts: number, opts: OrderingOptions): number {
@@ -103,7 +84,7 @@ function retryDelay(attempts: number, opts: OrderingOptions): number {
 /** The open gap [syncedUntil, head.from), if the buffer starts beyond the position. */
 export function currentGap(state: OrderingState): { from: DateTime; to: DateTime } | undefined {
   const p = state.syncedUntil;
-  const head = state.buffer[0];
+  const head = state.buffer.head();
   if (p === undefined || head === undefined || !isBefore(p, head.from)) return undefined;
   return { from: p, to: head.from };
 }
@@ -121,24 +102,23 @@ function drain(
 ): OrderingState {
   let state = input;
   if (state.applying) return state;
-  const buffer = state.buffer.slice();
-  while (buffer.length > 0) {
-    const head = buffer[0]!;
+  let buffer = state.buffer;
+  for (let head = buffer.head(); head !== undefined; head = buffer.head()) {
     const p = state.syncedUntil;
     if (p === undefined) {
       // No baseline: the first notification starts the position at its `from` (M-7).
-      buffer.shift();
+      buffer = buffer.withoutHead();
       effects.push({ kind: 'apply', id: head.id, after: undefined, until: head.until });
       return { ...state, buffer, applying: { id: head.id, until: head.until } };
     }
     if (isCovered(head, p)) {
-      buffer.shift();
+      buffer = buffer.withoutHead();
       effects.push({ kind: 'supersede', id: head.id, reason: 'covered' });
       continue;
     }
     if (!isBefore(p, head.from)) {
       // from <= P < until: a partial overlap applies only what lies after P; from == P applies all.
-      buffer.shift();
+      buffer = buffer.withoutHead();
       const after = cmp(head.from, p) === 0 ? undefined : p;
       effects.push({ kind: 'apply', id: head.id, after, until: head.until });
       return { ...state, buffer, applying: { id: head.id, until: head.until } };
@@ -188,9 +168,12 @@ export function receive(
 ): Transition {
   const effects: OrderingEffect[] = [];
   const applying = state.applying;
+  // An id names one inbox row, and so one interval: the same row again is found among the
+  // notifications of its interval (a binary search, not a scan of the buffer).
+  const sameInterval = state.buffer.withInterval(n.from, n.until);
   if (
     (applying && 'id' in applying && applying.id === n.id) ||
-    state.buffer.some((b) => b.id === n.id)
+    sameInterval.some((b) => b.id === n.id)
   ) {
     return { state, effects }; // the same inbox row twice: nothing new
   }
@@ -198,12 +181,12 @@ export function receive(
     effects.push({ kind: 'supersede', id: n.id, reason: 'covered' });
     return { state, effects };
   }
-  if (state.buffer.some((b) => cmp(b.from, n.from) === 0 && cmp(b.until, n.until) === 0)) {
+  if (sameInterval.length > 0) {
     // RN-5: one interval is one notification; the same interval again is a redelivery.
     effects.push({ kind: 'supersede', id: n.id, reason: 'duplicate' });
     return { state, effects };
   }
-  const next = drain({ ...state, buffer: insertSorted(state.buffer, n) }, now, opts, effects);
+  const next = drain({ ...state, buffer: state.buffer.inserted(n) }, now, opts, effects);
   return { state: next, effects };
 }
 

@@ -20,3 +20,4 @@ export type {
   PendingNotification,
   Transition,
 } from './engine.js';
+export { NotificationBuffer } from './buffer.js';

@@ -1,2 +1,19 @@
-// runner/: the per-source shell of the daemon (see source-runner.ts).
-export { SourceRunner, type CatchUpOutcome, type Runtime } from './source-runner.js';
+// runner/: the per-source shell of the daemon (source-runner.ts wires the steps; the decisions are
+// pure: catchup/verdict.ts, channel-policy.ts, ordering/, subscription/lifecycle.ts).
+export { SourceRunner } from './source-runner.js';
+export type { CatchUpOutcome } from './catch-up-step.js';
+export {
+  systemTimers,
+  subscriptionPortFrom,
+  type Runtime,
+  type SubscriptionPort,
+  type Timers,
+} from './runtime.js';
+export {
+  channelChange,
+  pollRediscoveryIntervalMs,
+  rediscoverBeforeRenewal,
+  rediscoveryDue,
+  type ChannelChange,
+  type ChannelFacts,
+} from './channel-policy.js';

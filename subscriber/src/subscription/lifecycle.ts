@@ -2,7 +2,7 @@
 // WS-19). The clock and randomness come in as arguments; the shell (subscription/manager.ts) does the
 // HTTP and the storing.
 import { normaliseTopicUrl } from '@rsnotify/shared';
-import type { SubscriptionPatch, SubscriptionRecord } from '../store/repository.js';
+import type { SubscriptionRecord } from '../store/index.js';
 import { backoff } from '@rsnotify/service-kit';
 
 export interface LeasePolicy {
@@ -48,103 +48,6 @@ export function retryDelayMs(
 
 export function topicsMatch(a: string, b: string): boolean {
   return normaliseTopicUrl(a) === normaliseTopicUrl(b);
-}
-
-// ---- verification (WS-8, WS-9, WS-10)
-
-export interface VerificationQuery {
-  readonly mode?: string;
-  readonly topic?: string;
-  readonly challenge?: string;
-  readonly leaseSeconds?: string;
-  readonly reason?: string;
-}
-
-export type VerificationDecision =
-  | {
-      readonly kind: 'confirm';
-      readonly challenge: string;
-      readonly patch: SubscriptionPatch;
-      readonly event: 'subscription.verified' | 'subscription.unsubscribed';
-    }
-  | { readonly kind: 'denied'; readonly patch: SubscriptionPatch }
-  | { readonly kind: 'reject'; readonly why: string };
-
-export function decideVerification(
-  rec: SubscriptionRecord | undefined,
-  q: VerificationQuery,
-  now: number,
-  policy: Pick<LeasePolicy, 'renewFraction' | 'assumedLeaseSeconds'> = DEFAULT_LEASE_POLICY,
-): VerificationDecision {
-  if (!rec) return { kind: 'reject', why: 'unknown callback' };
-  if (!q.mode || q.topic === undefined)
-    return { kind: 'reject', why: 'hub.mode or hub.topic missing' };
-  // WS-8: compare after decoding percent-encoded unreserved characters (WH-6).
-  if (!topicsMatch(q.topic, rec.topic)) return { kind: 'reject', why: 'topic does not match' };
-  if (q.mode === 'denied') {
-    // WS-10: the hub refuses; answer 2xx, record it, and do not retry in a loop.
-    if (rec.state === 'unsubscribed' || rec.state === 'abandoned')
-      return { kind: 'reject', why: `denial for a ${rec.state} subscription` };
-    return {
-      kind: 'denied',
-      patch: { state: 'denied', deniedReason: q.reason ?? '', updatedAt: now },
-    };
-  }
-  if (q.challenge === undefined || q.challenge === '')
-    return { kind: 'reject', why: 'hub.challenge missing' };
-  if (q.mode === 'subscribe') {
-    if (rec.state !== 'pending-subscribe')
-      return { kind: 'reject', why: `no pending subscribe (state ${rec.state})` };
-    const parsed =
-      q.leaseSeconds !== undefined && /^\d+$/.test(q.leaseSeconds)
-        ? Number(q.leaseSeconds)
-        : undefined;
-    const lease =
-      parsed !== undefined && parsed > 0
-        ? parsed
-        : (rec.requestedLeaseSeconds ?? policy.assumedLeaseSeconds);
-    return {
-      kind: 'confirm',
-      challenge: q.challenge,
-      event: 'subscription.verified',
-      patch: {
-        state: 'active',
-        verifiedAt: now,
-        leaseSeconds: lease,
-        leaseExpiresAt: now + lease * 1000,
-        renewAt: renewAtFor(now, lease, policy),
-        lastError: undefined,
-        updatedAt: now,
-      },
-    };
-  }
-  if (q.mode === 'unsubscribe') {
-    // WS-9: hub.lease_seconds is ignored on unsubscribe verifications. WS-19: pending record needed.
-    if (rec.state !== 'pending-unsubscribe')
-      return { kind: 'reject', why: `no pending unsubscribe (state ${rec.state})` };
-    return {
-      kind: 'confirm',
-      challenge: q.challenge,
-      event: 'subscription.unsubscribed',
-      patch: { state: 'unsubscribed', updatedAt: now },
-    };
-  }
-  return { kind: 'reject', why: `unknown hub.mode ${q.mode}` };
-}
-
-// ---- delivery acceptance (WS-11, WS-12, WS-16)
-
-export type DeliveryAcceptance =
-  { readonly kind: 'accept' } | { readonly kind: 'gone' } | { readonly kind: 'unknown' };
-
-export function decideDelivery(rec: SubscriptionRecord | undefined): DeliveryAcceptance {
-  if (!rec) return { kind: 'unknown' };
-  // WS-12: 410 tells the hub to drop a subscription we no longer want.
-  if (rec.state === 'unsubscribed' || rec.state === 'denied' || rec.state === 'abandoned')
-    return { kind: 'gone' };
-  // pending-subscribe: the hub may deliver right after verifying, before we see our own commit;
-  // expired: the hub's clock may be behind ours. Both still carry real notifications.
-  return { kind: 'accept' };
 }
 
 // ---- planning: what to do next for one source

@@ -3,7 +3,7 @@
 import type { Dispatcher } from 'undici';
 import type { Logger } from '../observability/index.js';
 import type { OutboundPolicy } from '@rsnotify/shared';
-import type { SubscriberRepository, SubscriptionRecord } from '../store/repository.js';
+import type { SubscriberRepository, SubscriptionRecord } from '../store/index.js';
 import { newCallbackToken, newSecret, sendHubRequest, type HubOutcome } from './hub-client.js';
 import {
   planSubscription,

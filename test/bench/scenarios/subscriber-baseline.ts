@@ -10,7 +10,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, open, rename } from 'node:fs/promises';
 import { Agent, request } from 'undici';
 import * as subscriber from '@rsnotify/subscriber';
 import type { BenchContext, BenchRow, BenchScenario } from '../types.js';
@@ -133,6 +133,45 @@ async function rawGets(urls: readonly string[]): Promise<number> {
   return urls.length / seconds;
 }
 
+/**
+ * The machine's floor for a durable mirror: the same GETs, each body written to a temporary file in
+ * one directory and renamed into place (no hash, no verification, no state), with or without the
+ * fsync of each file. What this costs above the bare GETs is the file system's share, which no
+ * subscriber code can remove; with `fsync` it is the floor of a mirror that fsyncs every file.
+ */
+async function rawGetAndWrite(
+  urls: readonly string[],
+  dir: string,
+  fsync: boolean,
+): Promise<number> {
+  await mkdir(dir, { recursive: true });
+  const agent = new Agent({ connections: CONCURRENCY, pipelining: 1, keepAliveTimeout: 60_000 });
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < urls.length) {
+      const i = next++;
+      const res = await request(urls[i]!, { dispatcher: agent });
+      if (res.statusCode !== 200) throw new Error(`GET ${urls[i]}: ${res.statusCode}`);
+      const chunks: Buffer[] = [];
+      for await (const chunk of res.body) chunks.push(chunk as Buffer);
+      const tmp = join(dir, `.tmp-${i}`);
+      const handle = await open(tmp, 'wx', 0o644);
+      try {
+        await handle.writev(chunks);
+        if (fsync) await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(tmp, join(dir, String(i)));
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  await agent.close();
+  return urls.length / seconds;
+}
+
 async function baseline(base: string, mirrorDir: string, expected: number): Promise<number> {
   const { createHttpGetter, createMirror, runBaseline } = dataApi();
   const http = createHttpGetter({ allowPrivateNetworks: true, perHostConcurrency: CONCURRENCY });
@@ -191,9 +230,42 @@ const scenario: BenchScenario = {
           return perOp(() => baseline(base, mirrorDir, count));
         },
         gets: () => perOp(() => rawGets(urls)),
+        writes: (round) =>
+          perOp(() => rawGetAndWrite(urls, join(ctx.tmpDir, `plain-${round}`), false)),
+        syncedWrites: (round) =>
+          perOp(() => rawGetAndWrite(urls, join(ctx.tmpDir, `synced-${round}`), true)),
+      });
+      const w = spread(r.writes.map((x) => x.perSecond));
+      const ws = spread(r.syncedWrites.map((x) => x.perSecond));
+      const cpu = (list: { cpuUsPerOp: number }[]) => spread(list.map((x) => x.cpuUsPerOp)).median;
+      const floorRow = (
+        figure: string,
+        m: ReturnType<typeof spread>,
+        list: { cpuUsPerOp: number; peakRssMiB: number }[],
+        note: string,
+      ): BenchRow => ({
+        scenario: 'subscriber baseline',
+        figure,
+        value: m.median,
+        unit: 'resources/s',
+        range: describeRange(m),
+        cpuUsPerOp: cpu(list),
+        peakRssMiB: Math.max(...list.map((x) => x.peakRssMiB)),
+        baseline: {
+          label: 'raw undici GET, bodies dropped',
+          value: g.median,
+          unit: 'resources/s',
+          range: describeRange(g),
+          cpuUsPerOp: cpu(r.gets),
+        },
+        ratio: m.median / g.median,
+        note,
       });
       const b = spread(r.baseline.map((x) => x.perSecond));
       const g = spread(r.gets.map((x) => x.perSecond));
+      ctx.log(
+        `floors: GET + write ${w.median.toFixed(0)}/s, GET + write + fsync ${ws.median.toFixed(0)}/s`,
+      );
       ctx.log(`runBaseline ${b.median.toFixed(0)}/s, raw GETs ${g.median.toFixed(0)}/s`);
       return [
         {
@@ -215,8 +287,21 @@ const scenario: BenchScenario = {
           target: 'ratio >= 0.5',
           note:
             `${CONCURRENCY} connections, keep-alive; every file fsync'd before it is recorded; md5 + sha-256 + length verified; ` +
-            `per-round ratios ${describeRange(spread(r.baseline.map((x, i) => x.perSecond / r.gets[i]!.perSecond)))}`,
+            `per-round ratios ${describeRange(spread(r.baseline.map((x, i) => x.perSecond / r.gets[i]!.perSecond)))}; ` +
+            `vs the fsync floor below: ${(b.median / ws.median).toFixed(2)}`,
         },
+        floorRow(
+          'floor: the same GETs + temp file + rename, no fsync (file system share)',
+          w,
+          r.writes,
+          'no hash, no verification, no state: only what the file system charges per file',
+        ),
+        floorRow(
+          'floor: the same GETs + temp file + fsync + rename (a durable mirror per file)',
+          ws,
+          r.syncedWrites,
+          'the least a mirror that fsyncs each file before recording it can do',
+        ),
       ];
     } finally {
       child.kill('SIGTERM');

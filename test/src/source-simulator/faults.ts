@@ -42,6 +42,8 @@ export interface Faults {
   pathQuirks: number;
   /** Count: the next N changes reach neither a notification nor the Change Lists (a lost change). */
   loseChangeNext: number;
+  /** 1: the change-notification channel is no longer advertised and nothing is posted (channel.ts). */
+  dropChannel: number;
 }
 
 /**
@@ -70,6 +72,7 @@ export function defaultFaults(specVersion: '1.0' | '1.1' = '1.1'): Faults {
     truncateHistoryNext: 0,
     pathQuirks: 0,
     loseChangeNext: 0,
+    dropChannel: 0,
   });
 }
 

@@ -34,6 +34,7 @@ import {
   type RequestFate,
   type RequestKind,
 } from './faults.js';
+import { advertisedHub } from './channel.js';
 import { nextChange, newResource, type ChangeIntent, type GeneratorOptions } from './generator.js';
 import { canonicalTarget, encodeResourceName, nameExtension } from './names.js';
 import { DEFAULT_RETRY, Publisher, type HubTarget, type PostRecord } from './publisher.js';
@@ -181,7 +182,7 @@ class Simulator implements SourceSimulator, SiteModel {
     this.publisher = new Publisher({
       topicUrl: this.topicUrl,
       capabilityListUrl: this.capabilityListUrl,
-      hub: () => this.hubTarget,
+      hub: () => this.hub(),
       retry: { ...DEFAULT_RETRY, ...options.retry },
       now: this.clock,
       ...(options.log ? { log: options.log } : {}),
@@ -457,7 +458,7 @@ class Simulator implements SourceSimulator, SiteModel {
   // ---- SiteModel: what the server serves -----------------------------------------------------
 
   hub(): HubTarget | undefined {
-    return this.hubTarget;
+    return advertisedHub(this.faults, this.hubTarget);
   }
 
   private cached(name: string, key: string, build: () => Buffer): Buffer {
@@ -473,7 +474,7 @@ class Simulator implements SourceSimulator, SiteModel {
   }
 
   capabilityList(): Buffer {
-    const hub = this.hubTarget?.url;
+    const hub = this.hub()?.url;
     return this.cached('capabilitylist', hub ?? '', () =>
       serialize(capabilityList(this.urls, hub)),
     );

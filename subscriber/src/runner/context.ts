@@ -1,0 +1,176 @@
+// The state one SourceRunner shares between its steps (notifications, catch-up, baseline, channel
+// upkeep), the serial lane every mirror-touching step runs on, its named timers, and the few writes
+// every step makes (the position, the source's last error).
+import {
+  describeError,
+  parseChangeNotification,
+  type ChangeNotification,
+  type DateTime,
+} from '@rsnotify/shared';
+import type { SourceConfig } from '../config.js';
+import type { Mirror } from '../mirror/index.js';
+import type { Logger } from '../observability/index.js';
+import {
+  initialOrderingState,
+  type OrderingOptions,
+  type OrderingState,
+} from '../ordering/index.js';
+import type { SourceRecord } from '../store/index.js';
+import { systemTimers, type Runtime, type Timers } from './runtime.js';
+
+const MAX_TIMER_MS = 24 * 3_600_000;
+
+/** Named one-shot timers (one per purpose: a new one replaces the old), all stopped at close. */
+export class NamedTimers {
+  private readonly handles = new Map<string, unknown>();
+  closed = false;
+
+  constructor(private readonly timers: Timers = systemTimers) {}
+
+  later(name: string, delayMs: number, fn: () => void): void {
+    if (this.closed) return;
+    this.cancel(name);
+    const handle = this.timers.set(Math.min(MAX_TIMER_MS, Math.max(0, delayMs)), () => {
+      this.handles.delete(name);
+      if (!this.closed) fn();
+    });
+    this.handles.set(name, handle);
+  }
+
+  cancel(name: string): void {
+    const existing = this.handles.get(name);
+    if (existing !== undefined) this.timers.clear(existing);
+    this.handles.delete(name);
+  }
+
+  pending(name: string): boolean {
+    return this.handles.has(name);
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const h of this.handles.values()) this.timers.clear(h);
+    this.handles.clear();
+  }
+}
+
+/** One step at a time, in order; a step that throws is logged and the lane goes on. */
+export class Lane {
+  private tail: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly log: Logger,
+    private readonly isClosed: () => boolean,
+    private readonly event = 'runner.error',
+  ) {}
+
+  enqueue(fn: () => Promise<void>): void {
+    this.tail = this.tail
+      .then(() => (this.isClosed() ? undefined : fn()))
+      .catch((err) => {
+        const e = describeError(err);
+        this.log.error({ event: this.event, code: e.code, error: e.message }, this.event);
+      });
+  }
+
+  /** Resolves once every step enqueued so far has finished. */
+  settled(): Promise<void> {
+    return this.tail;
+  }
+}
+
+export class RunnerContext {
+  source!: SourceRecord;
+  mirror!: Mirror;
+  ordering: OrderingState = initialOrderingState();
+  readonly opts: OrderingOptions;
+  readonly log: Logger;
+  readonly timers: NamedTimers;
+  readonly lane: Lane;
+  /** Parsed bodies of the notifications in the ordering, by inbox id. */
+  readonly parsed = new Map<number, ChangeNotification>();
+  newestUntil?: DateTime;
+  lastError?: string;
+  persisted: { syncedUntil?: string; gapOpenedAt?: number } = {};
+  applyFailures = 0;
+  lastAppliedAt?: number;
+  private persistedAppliedAt?: number;
+  /** The inbox is fed to the ordering once the position is established. */
+  ready = false;
+  /** Stored inbox rows not yet fed to the ordering (start-up). */
+  unfedInbox = 0;
+
+  constructor(
+    readonly rt: Runtime,
+    readonly cfg: SourceConfig,
+  ) {
+    this.opts = { gapTimeoutMs: cfg.gapTimeout };
+    this.log = rt.logger.child({ source: cfg.name });
+    this.timers = new NamedTimers(rt.timers);
+    this.lane = new Lane(this.log, () => this.closed);
+  }
+
+  get closed(): boolean {
+    return this.timers.closed;
+  }
+
+  now(): number {
+    return this.rt.clock();
+  }
+
+  enqueue(fn: () => Promise<void>): void {
+    this.lane.enqueue(fn);
+  }
+
+  async setError(message: string): Promise<void> {
+    this.lastError = message;
+    await this.rt.repo.updateSource(this.source.id, {
+      lastError: message.slice(0, 500),
+      lastErrorAt: this.now(),
+    });
+  }
+
+  async clearError(): Promise<void> {
+    if (this.lastError === undefined) return;
+    this.lastError = undefined;
+    await this.rt.repo.updateSource(this.source.id, {
+      lastError: undefined,
+      lastErrorAt: undefined,
+    });
+  }
+
+  /** A notification's parsed body: from the ordering's cache, else re-read from the inbox. */
+  async notificationBody(id: number): Promise<ChangeNotification | undefined> {
+    const cached = this.parsed.get(id);
+    if (cached) return cached;
+    const row = await this.rt.repo.getInbox(id);
+    if (!row) return undefined;
+    try {
+      return parseChangeNotification(row.body);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Writes the position when it (or the gap bookkeeping, or the last apply time) changed. */
+  async persistOrdering(): Promise<void> {
+    const syncedUntil = this.ordering.syncedUntil?.lexical;
+    const gapOpenedAt = this.ordering.gapOpenedAt;
+    if (
+      syncedUntil === this.persisted.syncedUntil &&
+      gapOpenedAt === this.persisted.gapOpenedAt &&
+      this.lastAppliedAt === this.persistedAppliedAt
+    )
+      return;
+    await this.rt.repo.savePosition(this.source.id, {
+      syncedUntil,
+      gapOpenedAt,
+      ...(this.lastAppliedAt !== undefined ? { lastAppliedAt: this.lastAppliedAt } : {}),
+    });
+    this.persisted = {
+      ...(syncedUntil !== undefined ? { syncedUntil } : {}),
+      ...(gapOpenedAt !== undefined ? { gapOpenedAt } : {}),
+    };
+    this.persistedAppliedAt = this.lastAppliedAt;
+  }
+}

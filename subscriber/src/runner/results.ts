@@ -1,0 +1,130 @@
+// What the runner does with the mirror's apply results: the failure policy (catchup/coverage.ts)
+// says which failures a later change explains and which must hold the position; this file looks the
+// later changes up (buffered notifications, the Change Lists) and records every outcome once (events
+// table, metrics, log, the source's last error).
+import type { DateTime } from '@rsnotify/shared';
+import {
+  classifyFailure,
+  collectChanges,
+  holdsPosition,
+  isOutdatable,
+  remainingFailures,
+  type FailureKind,
+} from '../catchup/index.js';
+import type { ApplyResult } from '../mirror/index.js';
+import type { EventRecord } from '../store/index.js';
+import type { RunnerContext } from './context.js';
+
+export const failureKind = (r: ApplyResult): FailureKind =>
+  r.error ? classifyFailure(r.error) : 'blocking';
+
+/** The path mapping refuses the URI: reported, never retried. */
+export const isRefused = (r: ApplyResult): boolean =>
+  r.outcome === 'failed' && failureKind(r) === 'refused';
+
+/** A failed change that a later change of the same URI explains (hash/length mismatch, 404/410). */
+export const isOutdated = (r: ApplyResult): boolean =>
+  r.outcome === 'failed' && isOutdatable(failureKind(r));
+
+/**
+ * A fetched resource that does not match the hash/length its change announced (or is gone) has
+ * usually changed again since (the Source serves only its current bytes). That is no failure when a
+ * later change of the same URI is known: in a buffered notification, or in the Change Lists after
+ * `after`. Such results become 'skipped' (superseded); the later change brings the current bytes.
+ * Without a later change the mismatch stands (never kept, promise 3).
+ */
+export async function supersedeOutdated(
+  ctx: RunnerContext,
+  results: ApplyResult[],
+  after: DateTime | undefined,
+): Promise<ApplyResult[]> {
+  const outdated = results
+    .filter(isOutdated)
+    .map((r) => ({ uri: r.uri, kind: failureKind(r), ...(r.time ? { time: r.time } : {}) }));
+  if (outdated.length === 0) return results;
+  const later: { uri: string; time?: DateTime }[] = [];
+  for (const b of ctx.ordering.buffer) {
+    const n = await ctx.notificationBody(b.id);
+    // A buffered notification is after the one being applied: its entries are later changes.
+    for (const e of n?.entries ?? []) later.push({ uri: e.loc });
+  }
+  let remaining = remainingFailures(outdated, later);
+  if (remaining.length > 0 && ctx.source.changeListUrl && after) {
+    try {
+      const c = await collectChanges(
+        { changeListUrl: ctx.source.changeListUrl },
+        after,
+        undefined,
+        ctx.rt.http,
+      );
+      remaining = remainingFailures(remaining, c.changes);
+    } catch {
+      // The lists cannot tell now: the mismatch stands and the step is retried.
+    }
+  }
+  const stands = new Set(remaining.map((f) => f.uri));
+  const explained = new Set(outdated.map((f) => f.uri).filter((u) => !stands.has(u)));
+  if (explained.size === 0) return results;
+  ctx.log.debug(
+    { event: 'mirror.outdated_change', uris: explained.size },
+    'mirror.outdated_change',
+  );
+  return results.map((r) =>
+    isOutdated(r) && explained.has(r.uri)
+      ? {
+          uri: r.uri,
+          change: r.change,
+          outcome: 'skipped',
+          skipped: 'superseded',
+          ...(r.time ? { time: r.time } : {}),
+        }
+      : r,
+  );
+}
+
+function failureEvent(r: ApplyResult, kind: FailureKind): string {
+  if (kind === 'refused') return 'mirror.path_refused';
+  if (kind === 'gone') return 'mirror.resource_gone';
+  if (r.error?.code === 'RSN_HASH_MISMATCH') return 'mirror.hash_mismatch';
+  if (r.error?.code === 'RSN_LENGTH_MISMATCH') return 'mirror.length_mismatch';
+  return 'mirror.apply_failed';
+}
+
+/**
+ * Records each outcome (events table, metrics); returns how many failed in a way that must hold the
+ * position (promise 3). A URI refused by the path mapping (promise 4) or gone at the Source is
+ * recorded and reported but cannot block: no retry will ever bring it.
+ */
+export async function recordResults(
+  ctx: RunnerContext,
+  results: readonly ApplyResult[],
+): Promise<number> {
+  const now = ctx.now();
+  const events: EventRecord[] = [];
+  let failed = 0;
+  let firstError: string | undefined;
+  for (const r of results) {
+    ctx.rt.metrics.changesApplied.inc({ source: ctx.cfg.name, outcome: r.outcome });
+    if (r.outcome === 'skipped') continue;
+    events.push({
+      at: now,
+      uri: r.uri,
+      change: r.change,
+      outcome: r.outcome,
+      ...(r.error ? { errorCode: r.error.code, error: r.error.message.slice(0, 500) } : {}),
+    });
+    if (r.outcome !== 'failed') continue;
+    const kind = failureKind(r);
+    if (holdsPosition(kind)) failed++;
+    firstError ??= `${r.error?.code ?? 'failed'}: ${r.uri}: ${r.error?.message ?? ''}`;
+    const event = failureEvent(r, kind);
+    ctx.log.warn(
+      { event, uri: r.uri, change: r.change, code: r.error?.code, error: r.error?.message },
+      event,
+    );
+  }
+  await ctx.rt.repo.addEvents(ctx.source.id, events);
+  if (events.length > failed) ctx.lastAppliedAt = now; // persisted with the next position write
+  if (firstError) await ctx.setError(firstError);
+  return failed;
+}

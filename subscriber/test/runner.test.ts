@@ -1,0 +1,173 @@
+// The SourceRunner as an effect executor, driven without sockets: an in-memory repository, a fake
+// mirror, an in-memory Source and a manual clock (runner-fakes.ts). Each test names the behaviour
+// (RN-5 ordering, M-7 catch-up and re-baseline, RT-13 renewal, WS-3 re-discovery) it checks.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  at,
+  capabilityListXml,
+  changeListXml,
+  resourceListXml,
+  runnerRig,
+  T0,
+  type RunnerRig,
+} from './runner-fakes.js';
+import { pollRediscoveryIntervalMs } from '../src/runner/index.js';
+
+const HUB = 'http://hub.test/hub';
+
+/**
+ * A runner on a Source with a channel (push mode) that took its baseline at 10 s (resources a, b),
+ * over an open Change List from 5 s.
+ */
+async function started(options: Parameters<typeof runnerRig>[0] = {}): Promise<RunnerRig> {
+  const r = await runnerRig({ hub: HUB, ...options });
+  r.source.serve('/resourcelist.xml', resourceListXml(10, ['a', 'b']));
+  r.source.serve('/changelist.xml', changeListXml(5, undefined, []));
+  r.runner.start();
+  await r.runner.idle();
+  assert.equal(await r.syncedUntil(), at(10), 'baseline at the Resource List at');
+  return r;
+}
+
+async function metric(
+  r: RunnerRig,
+  name: 'catchUps' | 'gaps' | 'baselines' | 'channelChanges',
+  labels: Record<string, string> = {},
+): Promise<number> {
+  const { values } = await r.metrics[name].get();
+  return values
+    .filter((v) =>
+      Object.entries(labels).every(([k, x]) => (v.labels as Record<string, unknown>)[k] === x),
+    )
+    .reduce((n, v) => n + v.value, 0);
+}
+
+test('RN-5: a notification in order is applied and moves syncedUntil to its until', async () => {
+  const r = await started();
+  const id = await r.deliver(10, 12, [{ path: 'a', change: 'updated', s: 11 }]);
+  assert.equal(await r.syncedUntil(), at(12));
+  assert.deepEqual(r.mirror.summary().slice(-1), ['updated a']);
+  assert.equal(r.repo.inbox.get(id)?.state, 'applied');
+  assert.equal((await r.runner.status()).buffered, 0);
+});
+
+test('RN-5: a notification out of order waits in the buffer and is released once the gap closes', async () => {
+  const r = await started();
+  const late = await r.deliver(12, 14, [{ path: 'b', change: 'updated', s: 13 }]);
+  assert.equal(await r.syncedUntil(), at(10), 'the position does not jump the gap');
+  assert.equal((await r.runner.status()).buffered, 1);
+  assert.equal(await metric(r, 'gaps'), 1);
+  assert.equal(r.repo.inbox.get(late)?.state, 'new');
+  await r.deliver(10, 12, [{ path: 'a', change: 'updated', s: 11 }]);
+  assert.equal(await r.syncedUntil(), at(14));
+  assert.deepEqual(r.mirror.summary().slice(-2), ['updated a', 'updated b'], 'in order');
+  assert.equal(r.repo.inbox.get(late)?.state, 'applied');
+  assert.equal(await metric(r, 'catchUps', { result: 'done' }), 0, 'no catch-up was needed');
+});
+
+test('M-7: a gap still open after gapTimeout is filled from the Change List, then the buffer is released', async () => {
+  const r = await started();
+  r.source.serve(
+    '/changelist.xml',
+    changeListXml(5, 14, [
+      { path: 'a', change: 'updated', s: 11 },
+      { path: 'b', change: 'updated', s: 13 },
+    ]),
+  );
+  await r.deliver(12, 14, [{ path: 'b', change: 'updated', s: 13 }]);
+  await r.advance(999);
+  assert.equal(await r.syncedUntil(), at(10), 'not before gapTimeout (the notification may come)');
+  await r.advance(1);
+  assert.equal(await r.syncedUntil(), at(14));
+  assert.ok(r.mirror.summary().includes('updated a'), 'the missed change came from the list');
+  const gap = r.repo.catchUps.find((c) => c.reason === 'gap');
+  assert.equal(gap?.state, 'done');
+  assert.equal(gap?.from, at(10));
+  assert.equal(gap?.to, at(12));
+  assert.equal(await metric(r, 'catchUps', { result: 'done' }), 1);
+});
+
+test('M-7/RC-22: when the Change List no longer reaches the position, the runner re-baselines', async () => {
+  const r = await started();
+  r.source.serve(
+    '/changelist.xml',
+    changeListXml(11, 30, [{ path: 'c', change: 'created', s: 12 }]),
+  );
+  r.source.serve('/resourcelist.xml', resourceListXml(20, ['a', 'b', 'c']));
+  const id = await r.deliver(12, 14, [{ path: 'b', change: 'updated', s: 13 }]);
+  await r.advance(1_000);
+  assert.equal(await r.syncedUntil(), at(20), 'the new baseline is the position');
+  const gone = r.events('catchup.history_gone');
+  assert.equal(gone.length, 1);
+  assert.equal(gone[0]!.why, 'from-after-position');
+  assert.equal(await metric(r, 'baselines', { result: 'done' }), 2, 'initial and history-gone');
+  assert.equal(r.repo.inbox.get(id)?.state, 'superseded', 'covered by the new baseline');
+  assert.ok(r.mirror.files.has('http://src.test/r/c'), 'the re-baseline brought c');
+});
+
+test('RT-13/WS-3: the lease is renewed at 80% of it, after a fresh discovery, and the old one dropped', async () => {
+  const r = await started({ withSubscription: true, hub: HUB, leaseSeconds: 100 });
+  const capabilityGets = () =>
+    r.source.gets.filter((u) => u.endsWith('/capabilitylist.xml')).length;
+  assert.deepEqual(r.hub.kinds(), ['subscribe:initial']);
+  assert.equal(capabilityGets(), 1);
+  await r.advance(79_999);
+  assert.deepEqual(r.hub.kinds(), ['subscribe:initial'], 'nothing before renewAt');
+  assert.equal(capabilityGets(), 1);
+  await r.advance(1);
+  assert.deepEqual(r.hub.kinds(), ['subscribe:initial', 'subscribe:renew', 'unsubscribe:renewed']);
+  assert.equal(r.hub.actions[1]!.at, T0 + 80_000, 'renewed exactly at renewAt');
+  assert.equal(capabilityGets(), 2, 'discovery ran again before the renewal (WS-3)');
+});
+
+test('WS-3: a channel dropped from the Capability List moves the Source to polling, and back when it returns', async () => {
+  const r = await started({ withSubscription: true, hub: HUB, leaseSeconds: 100 });
+  const polls = () => r.repo.catchUps.filter((c) => c.reason === 'poll').length;
+  r.source.serve('/capabilitylist.xml', capabilityListXml(undefined));
+  await r.advance(80_000); // the renewal's re-discovery finds no channel
+  assert.equal((await r.runner.status()).mode, 'poll');
+  const dropped = r.events('channel.dropped');
+  assert.equal(dropped.length, 1, 'one event');
+  assert.equal(dropped[0]!.reason, 'not-advertised');
+  assert.equal(dropped[0]!.hub, HUB);
+  assert.equal(await metric(r, 'channelChanges', { change: 'dropped' }), 1);
+  assert.deepEqual(
+    r.hub.kinds().slice(1),
+    ['unsubscribe:channel-removed'],
+    'no renewal, unsubscribed',
+  );
+  assert.equal(
+    polls(),
+    1,
+    'a catch-up at once: notifications may have stopped before the drop was seen',
+  );
+  await r.advance(10_000);
+  assert.equal(polls(), 2, 'then every pollInterval');
+
+  r.source.serve('/capabilitylist.xml', capabilityListXml(HUB));
+  await r.advance(pollRediscoveryIntervalMs(10_000));
+  assert.equal((await r.runner.status()).mode, 'push');
+  assert.equal(r.events('channel.restored').length, 1);
+  assert.equal(await metric(r, 'channelChanges', { change: 'restored' }), 1);
+  assert.equal(r.hub.kinds().at(-1), 'subscribe:initial', 'subscribed again');
+  assert.ok(
+    r.repo.catchUps.some((c) => c.reason === 'startup' && c.startedAt > T0 + 80_000),
+    'the new verification triggers a catch-up (M-7)',
+  );
+  const pollsWhenRestored = polls();
+  await r.advance(60_000);
+  assert.equal(polls(), pollsWhenRestored, 'polling stopped');
+  assert.equal(r.events('channel.dropped').length, 1, 'still one drop event');
+});
+
+test('a notification whose change fails is retried and holds the position until it applies (promise 3)', async () => {
+  const r = await started();
+  r.mirror.failing.add('http://src.test/r/a');
+  await r.deliver(10, 12, [{ path: 'a', change: 'updated', s: 11 }]);
+  assert.equal(await r.syncedUntil(), at(10));
+  assert.equal(r.events('apply.failed').length, 1);
+  r.mirror.failing.clear();
+  await r.advance(1_000);
+  assert.equal(await r.syncedUntil(), at(12));
+});

@@ -1,0 +1,213 @@
+// The parties of the hub benchmark, each a process of its own so no party's CPU is charged to
+// another: the receivers (plain node:http on RECEIVER_PORTS ports = origins, counting and recording
+// deliveries), the hub (its CLI, optionally under --cpu-prof), the admin CLI, and the notification
+// bodies and subscription helpers the arms share.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { request } from 'undici';
+import { profileArgs } from './measure.js';
+
+export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+export const RECEIVER_PORTS = 4;
+export const CONNECTIONS_PER_ORIGIN = 16; // the hub's default; the raw ceiling uses the same
+export const HUB_IN_FLIGHT = 256; // the hub's default --max-in-flight
+export const ROUNDS = 3;
+
+// The receivers (child process, plain JavaScript): echo verification challenges, count deliveries,
+// optionally record (tag, receipt time) pairs, and report when a count is reached.
+export const RECEIVER_JS = String.raw`
+import { createServer } from 'node:http';
+import { performance } from 'node:perf_hooks';
+export const ports = Number(process.env.PORTS);
+let count = 0;
+let recording = false;
+let records = [];
+let expect = undefined;
+export const TAG = /tag-(\d+)-/;
+export function handle(req, res) {
+  if (req.method === 'GET') {
+    const q = new URL(req.url, 'http://x').searchParams;
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end(q.get('hub.challenge') ?? '');
+    return;
+  }
+  const chunks = recording ? [] : undefined;
+  req.on('data', (c) => { if (chunks) chunks.push(c); });
+  req.on('end', () => {
+    count++;
+    if (chunks) {
+      const m = TAG.exec(Buffer.concat(chunks).toString('latin1'));
+      records.push(m ? Number(m[1]) : -1, performance.timeOrigin + performance.now());
+    }
+    res.writeHead(200, { 'content-length': '0' });
+    res.end();
+    if (expect !== undefined && count >= expect) { expect = undefined; process.send({ reached: count, at: performance.timeOrigin + performance.now() }); }
+  });
+}
+export const servers = [];
+for (let i = 0; i < ports; i++) {
+  const s = createServer(handle);
+  s.keepAliveTimeout = 60000;
+  servers.push(new Promise((r) => s.listen(0, '127.0.0.1', () => r(s.address().port))));
+}
+Promise.all(servers).then((list) => process.send({ ports: list }));
+process.on('message', (m) => {
+  if (m.cmd === 'reset') { count = 0; records = []; recording = !!m.record; expect = undefined; process.send({ ok: true }); }
+  else if (m.cmd === 'expect') { if (count >= m.n) process.send({ reached: count, at: performance.timeOrigin + performance.now() }); else expect = m.n; }
+  else if (m.cmd === 'records') process.send({ records, count });
+  else if (m.cmd === 'stop') process.exit(0);
+});
+`;
+
+export const now = (): number => performance.timeOrigin + performance.now();
+
+export class Receivers {
+  private waiting: ((m: Record<string, unknown>) => void)[] = [];
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly ports: number[],
+  ) {
+    child.on('message', (m: Record<string, unknown>) => this.waiting.shift()?.(m));
+  }
+
+  static async start(): Promise<Receivers> {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', RECEIVER_JS], {
+      env: { ...process.env, PORTS: String(RECEIVER_PORTS) },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    const first = await new Promise<{ ports: number[] }>((resolve, reject) => {
+      child.once('message', (m) => resolve(m as { ports: number[] }));
+      child.once('exit', (code) => reject(new Error(`receivers exited ${code}`)));
+    });
+    return new Receivers(child, first.ports);
+  }
+
+  private ask(m: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return new Promise((resolve) => {
+      this.waiting.push(resolve);
+      this.child.send(m);
+    });
+  }
+
+  async reset(record = false): Promise<void> {
+    await this.ask({ cmd: 'reset', record });
+  }
+  /** Resolves with the receivers' clock when `n` requests have arrived since the last reset. */
+  async reached(n: number): Promise<number> {
+    return (await this.ask({ cmd: 'expect', n })).at as number;
+  }
+  async records(): Promise<{ tag: number; at: number }[]> {
+    const flat = (await this.ask({ cmd: 'records' })).records as number[];
+    const out: { tag: number; at: number }[] = [];
+    for (let i = 0; i < flat.length; i += 2) out.push({ tag: flat[i]!, at: flat[i + 1]! });
+    return out;
+  }
+
+  url(i: number, path: string): string {
+    return `http://127.0.0.1:${this.ports[i % this.ports.length]}${path}`;
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  stop(): void {
+    if (this.child.exitCode === null) this.child.kill('SIGKILL');
+  }
+}
+
+export interface HubChild {
+  child: ChildProcess;
+  url: string;
+  stop(): Promise<void>;
+}
+
+export function runCli(args: string[]): Promise<string[]> {
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@rsnotify/source', '--import', 'tsx', 'hub/src/cli.ts', ...args],
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const lines: string[] = [];
+  createInterface({ input: child.stdout! }).on('line', (l) => lines.push(l));
+  return new Promise((resolve) => child.on('exit', () => resolve(lines)));
+}
+
+export async function startHubChild(dbFile: string): Promise<HubChild> {
+  const child = spawn(
+    process.execPath,
+    [
+      ...profileArgs('hub'),
+      '--conditions=@rsnotify/source',
+      '--import',
+      'tsx',
+      'hub/src/cli.ts',
+      'serve',
+      '--port',
+      '0',
+      '--db',
+      dbFile,
+      '--allow-private-networks',
+      '--no-check-topics',
+      '--log-level',
+      'info',
+      '--max-in-flight',
+      String(HUB_IN_FLIGHT),
+    ],
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (line.includes('"hub.listening"'))
+        resolve(String((JSON.parse(line) as { url: string }).url));
+    });
+    child.once('exit', (code) => reject(new Error(`hub exited ${code}`)));
+  });
+  return {
+    child,
+    url,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    },
+  };
+}
+
+export function notification(tag: number, entries = 5): Buffer {
+  const urls = Array.from(
+    { length: entries },
+    (_, i) =>
+      `<url><loc>http://bench.test/res/tag-${tag}-/${i}</loc><rs:md change="updated" datetime="2026-01-01T00:00:00.${String(i).padStart(3, '0')}Z" hash="md5:1584abdf8ebdc9802ac0c6a7402c03b6" length="8876" type="text/html"/></url>`,
+  ).join('\n');
+  return Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+<rs:ln rel="up" href="http://bench.test/capabilitylist.xml"/>
+<rs:md capability="change-notification" from="2026-01-01T00:00:00Z" until="2026-01-01T00:00:01Z"/>
+${urls}
+</urlset>
+`);
+}
+
+export const linkFor = (topic: string, hub: string) =>
+  `<${topic}>; rel="self", <${hub}>; rel="hub", <http://bench.test/capabilitylist.xml>; rel="resourcesync"`;
+
+export async function activeSubscriptions(hubUrl: string): Promise<number> {
+  const res = await request(new URL('/metrics', hubUrl).href);
+  const m = /rsnotify_hub_subscriptions\{state="active"\} (\d+)/.exec(await res.body.text());
+  return m ? Number(m[1]) : 0;
+}
+
+export async function waitUntil(
+  probe: () => Promise<boolean>,
+  what: string,
+  timeoutMs = 120_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
