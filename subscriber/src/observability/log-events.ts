@@ -41,43 +41,43 @@ export interface SubscriberLogEvents {
     resourceList: string;
   };
   'catchup.completed': {
-    from: string;
-    to?: string | undefined;
-    coveredTo: string;
-    changes: number;
-    reason?: string | undefined;
+    why?: string | undefined;
   };
   'catchup.failed': {
-    from: string;
-    to?: string | undefined;
-    code?: string | undefined;
-    error: string;
-    reason?: string | undefined;
+    why?: string | undefined;
   };
   'catchup.history_gone': {
-    from: string;
-    reason?: string | undefined;
     why?: string | undefined;
   };
   'catchup.incomplete': {
-    from: string;
-    to?: string | undefined;
-    why: string;
-    reason?: string | undefined;
+    why?: string | undefined;
   };
   'catchup.partial': {
-    from: string;
-    to: string;
-    coveredTo: string;
-    changes: number;
+    why?: string | undefined;
   };
   'catchup.started': {
-    from: string;
-    to: string;
-  };
-  'catchup.up_to_date': {
     reason: string;
     from: string;
+    to?: string | undefined;
+  };
+  'catchup.up_to_date': {
+    why?: string | undefined;
+  };
+  'channel.dropped': {
+    reason: string;
+    detail: string;
+    hub?: string | undefined;
+    topic?: string | undefined;
+    mode: string;
+  };
+  'channel.moved': {
+    hub?: string | undefined;
+    topic?: string | undefined;
+  };
+  'channel.restored': {
+    hub?: string | undefined;
+    topic?: string | undefined;
+    mode: string;
   };
   'delivery.bad_signature': {
     source: string;
@@ -244,7 +244,7 @@ export interface SubscriberLogEvents {
   };
   'subscription.error': {
     code?: string | undefined;
-    message: string;
+    error: string;
   };
   'subscription.expired': {
     subscriptionId: number;
@@ -329,6 +329,9 @@ export const SUBSCRIBER_LOG_EVENTS = Object.keys({
   'catchup.partial': true,
   'catchup.started': true,
   'catchup.up_to_date': true,
+  'channel.dropped': true,
+  'channel.moved': true,
+  'channel.restored': true,
   'delivery.bad_signature': true,
   'delivery.rejected': true,
   'delivery.store_failed': true,
