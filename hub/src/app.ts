@@ -1,5 +1,6 @@
 // The HTTP surface of the hub (hono): the hub endpoint (routed by Content-Type, M-1), /healthz and
-// /metrics. Routes only translate between HTTP and the services; every decision lives in them.
+// /metrics. Routes only translate between HTTP and the services; every decision lives in them, and
+// their refusals become status codes here only (REFUSAL_STATUS).
 import type { IncomingMessage } from 'node:http';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { describeError } from '@rsnotify/shared';
@@ -16,6 +17,35 @@ import { checkHealth } from './observability/index.js';
 import { isFormContentType, isXmlContentType, type PublishingService } from './publishing/index.js';
 import { parseHubForm, type SubscriptionService } from './subscriptions/index.js';
 import { isStoreUnavailable } from './store/index.js';
+import type { Refusal } from './errors/index.js';
+
+/** The one table from a domain refusal to its HTTP status. */
+export const REFUSAL_STATUS = {
+  malformed: 400, // WH-4, RT-7
+  'callback-refused': 400, // WH-4
+  'missing-token': 401, // RT-7 (with WWW-Authenticate: Bearer)
+  'wrong-token': 403, // RT-5
+  'not-owner': 403, // RT-5
+  'too-large': 413,
+  'unsupported-media-type': 415, // M-1
+  'topic-unreachable': 502, // WH-21
+  busy: 503,
+  'shutting-down': 503,
+} as const satisfies Record<Refusal, number>;
+
+export type RefusalStatus = (typeof REFUSAL_STATUS)[Refusal];
+
+/** The headers that go with a refusal's status: how to authenticate, when to come back. */
+export function refusalHeaders(refusal: Refusal): Record<string, string> {
+  if (refusal === 'missing-token') return { 'www-authenticate': 'Bearer' };
+  if (REFUSAL_STATUS[refusal] === 503) return { 'retry-after': '1' };
+  return {};
+}
+
+/** A refused request answered as plain text with the refusal's status and headers. */
+function answerRefusal(c: Context, refusal: Refusal, reason: string): Response {
+  return c.text(`${reason}\n`, REFUSAL_STATUS[refusal], refusalHeaders(refusal));
+}
 
 export interface AppDeps {
   readonly hubPath: string;
@@ -114,7 +144,7 @@ export function createApp(deps: AppDeps): Hono {
   }
 
   app.post(deps.hubPath, async function hubEndpoint(c) {
-    if (!deps.accepting()) return c.text('hub is shutting down\n', 503);
+    if (!deps.accepting()) return answerRefusal(c, 'shutting-down', 'hub is shutting down');
     const contentType = c.req.header('content-type');
     if (isFormContentType(contentType)) {
       // Forms are small and carry no credentials in headers: their bytes count against the shared
@@ -128,19 +158,21 @@ export function createApp(deps: AppDeps): Hono {
           body.reason,
         );
       const parsed = parseHubForm(new URLSearchParams(body.bytes.toString('utf8')));
-      if (!parsed.ok) return refuse(c, parsed.status, 'invalid_form', parsed.reason);
+      if (!parsed.ok)
+        return refuse(c, REFUSAL_STATUS[parsed.refusal], 'invalid_form', parsed.reason);
       const req = parsed.value;
       if (req.mode === 'publish') {
         const r = await deps.publishing.publishTopics(req.topics, c.req.header('authorization'));
-        return r.ok ? c.text('published\n', 200) : c.text(`${r.reason}\n`, r.status);
+        return r.ok ? c.text('published\n', 200) : answerRefusal(c, r.refusal, r.reason);
       }
       const r = await deps.subscriptions.accept(req);
-      if (!r.ok)
-        deps.metrics.requestsRejected.inc({ status: String(r.status), reason: 'subscription' });
+      if (!r.ok) {
+        const status = String(REFUSAL_STATUS[r.refusal]);
+        deps.metrics.requestsRejected.inc({ status, reason: 'subscription' });
+        return answerRefusal(c, r.refusal, r.reason);
+      }
       // WH-3, RT-9: 202 whatever the verification will say.
-      return r.ok
-        ? c.text('accepted; verification of intent follows\n', 202)
-        : c.text(`${r.reason}\n`, r.status);
+      return c.text('accepted; verification of intent follows\n', 202);
     }
     if (isXmlContentType(contentType)) {
       const linkHeader = c.req.header('link');
@@ -149,11 +181,7 @@ export function createApp(deps: AppDeps): Hono {
       const admission = await deps.publishing.admit(linkHeader, authorization);
       if (!admission.ok) {
         leaveBodyUnread(c);
-        return c.text(
-          `${admission.reason}\n`,
-          admission.status,
-          admission.status === 401 ? { 'www-authenticate': 'Bearer' } : {},
-        );
+        return answerRefusal(c, admission.refusal, admission.reason);
       }
       const body = await readBody(
         c,
@@ -191,12 +219,7 @@ export function createApp(deps: AppDeps): Hono {
         body: body.bytes,
       });
       // RT-7, M-2: 200 only once the notification is durably stored.
-      if (!r.ok)
-        return c.text(
-          `${r.reason}\n`,
-          r.status,
-          r.status === 401 ? { 'www-authenticate': 'Bearer' } : {},
-        );
+      if (!r.ok) return answerRefusal(c, r.refusal, r.reason);
       return c.text('accepted\n', 200);
     }
     leaveBodyUnread(c);

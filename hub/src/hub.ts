@@ -17,7 +17,8 @@ import {
   type HubConfig,
   type HubOptions,
 } from './config.js';
-import { DeliveryScheduler, NotificationCache, createSender } from './delivery/index.js';
+import { DeliveryScheduler, NotificationCache } from './delivery/index.js';
+import { createSender } from './outbound/index.js';
 import { createLogger, HubMetrics, type Logger } from './observability/index.js';
 import { PublishingService, TopicChecker } from './publishing/index.js';
 import {

@@ -9,15 +9,8 @@ export {
   verificationUrl,
   type LeaseBounds,
 } from './subscriptions/index.js';
-export {
-  nextStep,
-  classifyStatus,
-  classifyError,
-  backoffDelay,
-  type DeliveryOutcome,
-  type NextStep,
-  type RetryPolicy,
-} from './delivery/index.js';
+export { nextStep, backoffDelay, type NextStep, type RetryPolicy } from './delivery/index.js';
+export { classifyStatus, classifyError, type DeliveryOutcome } from './outbound/index.js';
 export {
   BridgeService,
   bridgedTopicUrl,

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AdminStore } from '../src/admin/store.js';
 import type { HubRepository } from '../src/store/index.js';
+import { hasLeaseLapsed } from '../src/subscriptions/index.js';
 
 export interface AdminFixture {
   readonly repo: HubRepository;
@@ -105,6 +106,7 @@ export function runAdminStoreContract(
           leaseSeconds: 600,
           leaseExpiresAt: now + 600_000,
           now,
+          hasLapsed: hasLeaseLapsed,
         });
         const n = await f.repo.appendNotification({
           topicUrl: 'http://t.test/a',

@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { HubRepository } from '../src/store/index.js';
+import { hasLeaseLapsed } from '../src/subscriptions/index.js';
 
 const body = (s: string) => Buffer.from(s);
 const note = (topicUrl: string, tag: string, receivedAt = 1_000) => ({
@@ -25,6 +26,7 @@ const activation = (
   algorithm: 'sha256' as const,
   leaseSeconds: 60,
   leaseExpiresAt: extra.leaseExpiresAt ?? now + 60_000,
+  hasLapsed: hasLeaseLapsed,
   now,
 });
 

@@ -50,3 +50,5 @@ export {
   type ConfigValueKind,
   type LoadedConfig,
 } from './config.js';
+export { isCrossSiteRequest, type CrossSiteHeaders } from './cross-site.js';
+export { clientErrorAnswer, clientErrorResponse, type ClientErrorAnswer } from './client-error.js';

@@ -34,6 +34,8 @@ const PINNED: Record<string, (code: never) => RsnotifyError | 'outcome'> = {
   RSN_STORE_CLOSED: (c) => new StoreError(c, 'm'),
   RSN_STORE_OPEN_FAILED: (c) => new StoreError(c, 'm'),
   RSN_STATUS_UNAUTHORIZED: () => 'outcome',
+  RSN_STATUS_CROSS_SITE: () => 'outcome',
+  RSN_STATUS_LOGIN_TOO_LARGE: () => 'outcome',
   RSN_SOURCE_UNKNOWN: (c) => new SubscriberError(c, 'm'),
   RSN_AUDIT_NO_RESOURCELIST: (c) => new SubscriberError(c, 'm'),
   RSN_SYNC_FAILED: (c) => new SubscriberError(c, 'm'),

@@ -6,12 +6,15 @@ import type {
   CatchUpRecord,
   CatchUpState,
   EventRecord,
+  GapRecord,
   InboxRow,
   InboxState,
   NewInboxRow,
   NewSubscription,
   PositionRecord,
+  ReconciliationRecord,
   ResourceRecord,
+  SourceActivity,
   SourceCounters,
   SourcePatch,
   SourceRecord,
@@ -30,6 +33,7 @@ export class MemoryRepository implements SubscriberRepository {
   readonly events: (EventRecord & { sourceId: number })[] = [];
   readonly catchUps: CatchUpRecord[] = [];
   private readonly catchUpCount = new Map<number, number>();
+  private readonly activities = new Map<number, SourceActivity>();
   private nextId = 1;
 
   async ensureSource(name: string, url: string): Promise<SourceRecord> {
@@ -199,6 +203,16 @@ export class MemoryRepository implements SubscriberRepository {
         .length,
       resources: (await this.listResourceUris(sourceId)).length,
     };
+  }
+  async recordGap(sourceId: number, gap: GapRecord): Promise<void> {
+    const a = await this.activity(sourceId);
+    this.activities.set(sourceId, { ...a, gaps: a.gaps + 1, lastGap: gap });
+  }
+  async recordReconciliation(sourceId: number, rec: ReconciliationRecord): Promise<void> {
+    this.activities.set(sourceId, { ...(await this.activity(sourceId)), lastReconciliation: rec });
+  }
+  async activity(sourceId: number): Promise<SourceActivity> {
+    return this.activities.get(sourceId) ?? { gaps: 0 };
   }
   async close(): Promise<void> {}
 }

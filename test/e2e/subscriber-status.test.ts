@@ -49,6 +49,12 @@ test('/status.json equals status --json; statusToken guards /status; statusListe
     what: 'synced',
     timeoutMs: 60_000,
   });
+  // Deliveries stored while the position was being established are replayed after it: wait until
+  // none is open, so the two reads below see one state.
+  await waitFor(async () => (await sub.status())[0]?.buffered === 0, {
+    what: 'nothing buffered',
+    timeoutMs: 60_000,
+  });
 
   for (const path of ['/status', '/status.json', '/status.css']) {
     assert.equal((await get(`${statusBase}${path}`)).status, 401, `${path} without the token`);

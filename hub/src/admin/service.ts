@@ -2,7 +2,7 @@
 // CLI's `--db` mode all call. Results are plain views with every secret already redacted, except the
 // one answer that must carry a fresh token (Source added or rotated), which is shown once.
 import { signatureHeader, RsnotifyError } from '@rsnotify/shared';
-import { deliveryTarget, type SendDelivery } from '../delivery/index.js';
+import { deliveryTarget, type SendDelivery } from '../outbound/index.js';
 import type { HubRepository, SourceRecord } from '../store/index.js';
 import { generateToken, hashToken } from '../tenants/index.js';
 import type { TenantDirectory } from '../tenants/index.js';

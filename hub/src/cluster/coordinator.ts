@@ -5,9 +5,9 @@
 // again, in order). Work spreads by the fair share of ./ownership.ts.
 import { describeError } from '@rsnotify/shared';
 import type { Logger } from '../observability/index.js';
-import type { DeliveryScheduler } from '../delivery/index.js';
+import type { DeliveryOwnership, DeliveryScheduler } from '../delivery/index.js';
 import type { ClaimedSubscription, PostgresRepository, StoreEvent } from '../store/index.js';
-import { fairShareStep, type DeliveryOwnership } from './ownership.js';
+import { fairShareStep } from './ownership.js';
 
 export interface CoordinatorOptions {
   readonly store: PostgresRepository;

@@ -1,11 +1,5 @@
-// Delivery ownership: which subscriptions' cursors this process drives. With SQLite there is one
-// process and it drives all of them; with PostgreSQL each subscription is claimed by exactly one
-// live process at a time (./coordinator.ts) and the scheduler asks this port before tracking one.
-export interface DeliveryOwnership {
-  drives(subscriptionId: number): boolean;
-}
-
-export const SOLE_OWNER: DeliveryOwnership = { drives: () => true };
+// How a cluster spreads delivery ownership (the DeliveryOwnership port of delivery/) over its live
+// processes: each subscription is claimed by exactly one process at a time (./coordinator.ts).
 
 /**
  * How many claims to take (positive) or hand back (negative) so work spreads over the live

@@ -3,7 +3,7 @@
 // connections and time. After a cool-down one probe is let through (half-open); its success closes
 // the breaker, its failure opens it again for twice as long (up to a ceiling). Pure state over an
 // injected clock; the caller owns timers, metrics and logs through `onChange`.
-import type { DeliveryOutcome } from './outcome.js';
+import type { DeliveryOutcome } from '../outbound/index.js';
 
 export type BreakerState = 'closed' | 'half-open' | 'open';
 

@@ -1,9 +1,7 @@
 // delivery/: getting accepted notifications to every subscription, in order, at least once: the
-// scheduler (per-subscription cursors, concurrency, timers), the sender (undici keep-alive POST), the
-// pure outcome classification and retry policy, and the shared body cache.
+// scheduler (per-subscription cursors, concurrency, timers), the pure retry policy, and the shared body cache.
 export { DeliveryScheduler, type SchedulerDeps } from './scheduler.js';
-export { createSender, deliveryTarget, type DeliveryTarget, type SendDelivery } from './sender.js';
-export { classifyError, classifyStatus, type DeliveryOutcome } from './outcome.js';
+export type { DeliveryStore } from './delivery-store.js';
 export {
   backoffDelay,
   nextStep,
@@ -13,3 +11,4 @@ export {
   type RetryState,
 } from './retry-policy.js';
 export { NotificationCache } from './cache.js';
+export { SOLE_OWNER, type DeliveryOwnership } from './ownership.js';

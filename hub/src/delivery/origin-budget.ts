@@ -17,7 +17,7 @@ import {
   type BreakerOptions,
 } from './breaker.js';
 import type { HubMetrics, Logger } from '../observability/index.js';
-import type { DeliveryOutcome } from './outcome.js';
+import type { DeliveryOutcome } from '../outbound/index.js';
 
 export interface OriginBudgetOptions {
   /** Active (not yet slow) deliveries per origin. */

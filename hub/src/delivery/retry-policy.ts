@@ -1,6 +1,6 @@
 // What a subscription's cursor does after an attempt (WH-19, WH-20, promise 1). Pure: no clock,
 // no randomness, no I/O of its own; `now` and `rand` come from the caller.
-import type { DeliveryOutcome } from './outcome.js';
+import type { DeliveryOutcome } from '../outbound/index.js';
 import { backoff } from '@rsnotify/service-kit';
 
 export interface RetryPolicy {

@@ -2,57 +2,33 @@
 // when its cursor is behind its topic's last seq and its next attempt time has come. At most one
 // delivery per subscription is in flight, which keeps publish order per subscriber (M-3) and makes a
 // slow callback hold only its own slot; a global limit bounds the total. Cursor moves are written
-// in batches; a crash replays from the last written cursor (at-least-once, promise 1).
-import { signatureHeader } from '@rsnotify/shared';
-import type { Logger } from '../observability/index.js';
-import type { HubMetrics } from '../observability/index.js';
-import type {
-  CursorUpdate,
-  HubRepository,
-  StoredNotification,
-  Subscription,
-} from '../store/index.js';
-import type { DeliveryOwnership } from '../cluster/ownership.js';
+// in batches (cursor-writer.ts); a crash replays from the last written cursor (at-least-once, promise 1).
+import type { HubMetrics, Logger } from '../observability/index.js';
+import type { StoredNotification, Subscription } from '../store/index.js';
+import type { DeliveryStore } from './delivery-store.js';
+import type { DeliveryOwnership } from './ownership.js';
+import { hasLeaseLapsed } from '../subscriptions/index.js';
 import type { NotificationCache } from './cache.js';
-import type { DeliveryOutcome } from './outcome.js';
+import type { DeliveryOutcome, SendDelivery } from '../outbound/index.js';
 import { nextStep, type RetryPolicy } from './retry-policy.js';
-import { deliveryTarget, type DeliveryTarget, type SendDelivery } from './sender.js';
 import {
   createDeliveryBudget,
   type OriginBudget,
   type OriginBudgetOptions,
   type OriginSlot,
 } from './origin-budget.js';
-
-interface TopicState {
-  readonly id: number;
-  lastSeq: number;
-  readonly subs: Map<number, SubState>;
-}
-
-interface SubState {
-  readonly id: number;
-  readonly topic: TopicState;
-  readonly topicUrl: string;
-  readonly callback: string;
-  readonly target: DeliveryTarget;
-  secret: string | undefined;
-  algorithm: Subscription['algorithm'];
-  leaseExpiresAt: number;
-  deliveredSeq: number;
-  attempts: number;
-  firstFailedAt: number | undefined;
-  nextAttemptAt: number;
-  lastStatus: number | undefined;
-  lastError: string | undefined;
-  inFlight: boolean;
-  queued: boolean;
-  removed: boolean;
-  timer: NodeJS.Timeout | undefined;
-}
+import { CursorWriter } from './cursor-writer.js';
+import {
+  cursorOf,
+  deliveryHeaders,
+  subStateOf,
+  topicState,
+  type SubState,
+  type TopicState,
+} from './subscription-state.js';
 
 export interface SchedulerDeps {
-  readonly store: HubRepository;
+  readonly store: DeliveryStore;
   readonly send: SendDelivery;
   readonly cache: NotificationCache;
   readonly logger: Logger;
@@ -75,19 +51,16 @@ export class DeliveryScheduler {
   private ready: SubState[] = [];
   private readyHead = 0;
   private inFlight = 0;
-  private readonly dirty = new Map<number, CursorUpdate>();
-  private givenUp: CursorUpdate[] = [];
-  private flushTimer: NodeJS.Timeout | undefined;
-  private flushing: Promise<void> = Promise.resolve();
   private closed = false;
   private idleWaiters: (() => void)[] = [];
   private readonly releasing = new Set<number>();
-  private flushFailures = 0;
 
   private readonly budget: OriginBudget;
+  private readonly cursors: CursorWriter;
 
   constructor(private readonly deps: SchedulerDeps) {
     this.budget = createDeliveryBudget(deps.originBudget, deps, () => this.pump());
+    this.cursors = new CursorWriter(deps);
   }
 
   /** Loads every topic and subscription: pending deliveries resume where the stored cursors are. */
@@ -147,10 +120,10 @@ export class DeliveryScheduler {
     if (!sub) return;
     this.releasing.add(id);
     while (sub.inFlight) await new Promise((r) => setTimeout(r, 5));
-    const cursor = this.dirty.get(id);
+    const cursor = this.cursors.pending(id);
     this.remove(id);
     this.releasing.delete(id);
-    if (cursor) this.dirty.set(id, cursor);
+    if (cursor) this.cursors.mark(cursor);
     await this.flush();
   }
 
@@ -168,7 +141,7 @@ export class DeliveryScheduler {
     sub.timer = undefined;
     this.subs.delete(id);
     sub.topic.subs.delete(id);
-    this.dirty.delete(id);
+    this.cursors.forget(id);
   }
 
   /** Notifications accepted but not yet done, summed over subscriptions. */
@@ -199,44 +172,17 @@ export class DeliveryScheduler {
         });
       });
     }
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
+    this.cursors.close();
     await this.flush();
   }
 
   private topic(id: number, lastSeqAtLeast: number): TopicState {
-    let t = this.topics.get(id);
-    if (!t) {
-      t = { id, lastSeq: lastSeqAtLeast, subs: new Map() };
-      this.topics.set(id, t);
-    } else if (lastSeqAtLeast > t.lastSeq) {
-      t.lastSeq = lastSeqAtLeast;
-    }
-    return t;
+    return topicState(this.topics, id, lastSeqAtLeast);
   }
 
   private track(s: Subscription): SubState {
     const topic = this.topic(s.topicId, s.deliveredSeq);
-    const sub: SubState = {
-      id: s.id,
-      topic,
-      topicUrl: s.topicUrl,
-      callback: s.callback,
-      target: deliveryTarget(s.callback),
-      secret: s.secret,
-      algorithm: s.algorithm,
-      leaseExpiresAt: s.leaseExpiresAt,
-      deliveredSeq: s.deliveredSeq,
-      attempts: s.attempts,
-      firstFailedAt: s.firstFailedAt,
-      nextAttemptAt: s.nextAttemptAt,
-      lastStatus: s.lastStatus,
-      lastError: s.lastError,
-      inFlight: false,
-      queued: false,
-      removed: false,
-      timer: undefined,
-    };
+    const sub = subStateOf(s, topic);
     this.subs.set(s.id, sub);
     topic.subs.set(s.id, sub);
     return sub;
@@ -247,7 +193,7 @@ export class DeliveryScheduler {
       return;
     if (sub.deliveredSeq >= sub.topic.lastSeq) return;
     const now = this.deps.now();
-    if (sub.leaseExpiresAt <= now) {
+    if (hasLeaseLapsed(sub.leaseExpiresAt, now)) {
       // WH-13: an expired subscription gets nothing; the expiry sweep deletes its row.
       this.deps.logger.info(
         { event: 'subscription.expired', topic: sub.topicUrl, callback: sub.callback },
@@ -310,17 +256,7 @@ export class DeliveryScheduler {
         this.deps.cache.get(sub.topic.id, seq) ??
         (await this.deps.store.getNotification(sub.topic.id, seq));
       if (notification) {
-        // M-4, WH-16, WH-17: the stored Content-Type and Link header, verbatim; WH-18: signed per subscriber.
-        const headers: Record<string, string> = {
-          'content-type': notification.contentType,
-          link: notification.linkHeader,
-        };
-        if (sub.secret !== undefined)
-          headers['x-hub-signature'] = signatureHeader(
-            sub.algorithm,
-            sub.secret,
-            notification.body,
-          );
+        const headers = deliveryHeaders(sub, notification);
         outcome = await this.deps.send(sub.target, headers, notification.body);
       } else {
         outcome = { kind: 'failed', code: 'RSN_NOTIFICATION_MISSING' };
@@ -442,72 +378,18 @@ export class DeliveryScheduler {
     sub.attempts = 0;
     sub.firstFailedAt = undefined;
     sub.nextAttemptAt = 0;
-    this.givenUp.push({
-      ...this.cursorOf(sub),
+    this.cursors.markGivenUp({
+      ...cursorOf(sub),
       givenUp: { seq, reason, topicId: sub.topic.id, callback: sub.callback },
     });
-    this.dirty.delete(sub.id);
-    this.scheduleFlush();
-  }
-
-  private cursorOf(sub: SubState): CursorUpdate {
-    return {
-      subscriptionId: sub.id,
-      deliveredSeq: sub.deliveredSeq,
-      attempts: sub.attempts,
-      nextAttemptAt: sub.nextAttemptAt,
-      firstFailedAt: sub.firstFailedAt,
-      lastStatus: sub.lastStatus,
-      lastError: sub.lastError,
-    };
   }
 
   private markDirty(sub: SubState): void {
-    this.dirty.set(sub.id, this.cursorOf(sub));
-    this.scheduleFlush();
-  }
-
-  private scheduleFlush(): void {
-    if (this.flushTimer || this.closed) return;
-    this.flushTimer = setTimeout(() => {
-      this.flushTimer = undefined;
-      void this.flush();
-    }, this.deps.flushDelayMs ?? 5);
+    this.cursors.mark(cursorOf(sub));
   }
 
   /** Writes the gathered cursor moves in one transaction. */
   flush(): Promise<void> {
-    this.flushing = this.flushing.then(async () => {
-      if (this.dirty.size === 0 && this.givenUp.length === 0) return;
-      const batch = [...this.givenUp, ...this.dirty.values()];
-      this.givenUp = [];
-      this.dirty.clear();
-      try {
-        await this.deps.store.saveCursors(batch, this.deps.now());
-        this.flushFailures = 0;
-      } catch (err) {
-        this.deps.logger.error(
-          { event: 'store.cursor_save_failed', err, count: batch.length },
-          'could not save delivery cursors; will retry',
-        );
-        for (const u of batch) {
-          if (u.givenUp) this.givenUp.push(u);
-          else if (!this.dirty.has(u.subscriptionId)) this.dirty.set(u.subscriptionId, u);
-        }
-        // Back off while the database is away (up to 1 s) instead of retrying every few ms.
-        this.flushFailures++;
-        if (!this.flushTimer && !this.closed) {
-          this.flushTimer = setTimeout(
-            () => {
-              this.flushTimer = undefined;
-              void this.flush();
-            },
-            Math.min(1_000, 5 * 2 ** this.flushFailures),
-          );
-        }
-        return;
-      }
-    });
-    return this.flushing;
+    return this.cursors.flush();
   }
 }

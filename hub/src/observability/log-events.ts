@@ -136,7 +136,8 @@ export interface HubLogEvents {
     source?: string | undefined;
   };
   'publish.rejected': {
-    status: number;
+    status?: number | undefined;
+    refusal?: string | undefined;
     code: string;
     reason: string;
     topic?: string | undefined;

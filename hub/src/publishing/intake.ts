@@ -1,12 +1,13 @@
 // Checks of a ResourceSync publish request before its body is looked at (RT-4, RT-7, M-1, M-4). Pure.
 import { linksWithRel, parseLinkHeader, normaliseTopicUrl } from '@rsnotify/shared';
 import { checkHttpUrl } from '@rsnotify/shared';
+import type { Refusal } from '../errors/index.js';
 import type { SourceRecord } from '../store/index.js';
 import { authorizePublish, bearerToken, findOwner, tokenMatches } from '../tenants/index.js';
 
 export type IntakeCheck<T> =
   | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly status: 400 | 415; readonly reason: string };
+  | { readonly ok: false; readonly refusal: Refusal & 'malformed'; readonly reason: string };
 
 const XML_TYPE = /^(application\/xml|text\/xml|application\/[a-z0-9.+-]+\+xml)\s*(;|$)/i;
 
@@ -34,21 +35,25 @@ export function readIntakeLinks(linkHeader: string | undefined): IntakeCheck<Int
   if (!linkHeader)
     return {
       ok: false,
-      status: 400,
+      refusal: 'malformed',
       reason: 'missing Link header with rel="self" and rel="hub" (RT-4)',
     };
   const links = parseLinkHeader(linkHeader);
   const selfs = linksWithRel(links, 'self');
   const hubs = linksWithRel(links, 'hub');
   if (selfs.length === 0)
-    return { ok: false, status: 400, reason: 'Link header has no rel="self" (RT-4)' };
+    return { ok: false, refusal: 'malformed', reason: 'Link header has no rel="self" (RT-4)' };
   if (selfs.length > 1)
-    return { ok: false, status: 400, reason: 'Link header has more than one rel="self" (WH-17)' };
+    return {
+      ok: false,
+      refusal: 'malformed',
+      reason: 'Link header has more than one rel="self" (WH-17)',
+    };
   if (hubs.length === 0)
-    return { ok: false, status: 400, reason: 'Link header has no rel="hub" (RT-4)' };
+    return { ok: false, refusal: 'malformed', reason: 'Link header has no rel="hub" (RT-4)' };
   const topic = normaliseTopicUrl(selfs[0]!);
   const bad = checkHttpUrl(topic, 'rel="self"');
-  if (bad) return { ok: false, status: 400, reason: bad };
+  if (bad) return { ok: false, refusal: 'malformed', reason: bad };
   return { ok: true, value: { topicAsSent: selfs[0]!, topic, hubs } };
 }
 
@@ -56,7 +61,7 @@ export type Admission =
   | { readonly ok: true; readonly topic: string; readonly authenticated: boolean }
   | {
       readonly ok: false;
-      readonly status: 400 | 401 | 403;
+      readonly refusal: Refusal & ('malformed' | 'not-owner' | 'missing-token' | 'wrong-token');
       readonly reason: string;
       readonly code: 'links' | 'unauthorized';
       readonly topic?: string;
@@ -78,7 +83,7 @@ export function admitPublish(
   if (!links.ok)
     return {
       ok: false,
-      status: links.status === 415 ? 400 : links.status,
+      refusal: links.refusal,
       reason: links.reason,
       code: 'links',
     };
@@ -86,7 +91,7 @@ export function admitPublish(
   const token = bearerToken(authorization);
   const auth = authorizePublish(sources, topic, token, openPublishing);
   if (!auth.ok)
-    return { ok: false, status: auth.status, reason: auth.reason, code: 'unauthorized', topic };
+    return { ok: false, refusal: auth.refusal, reason: auth.reason, code: 'unauthorized', topic };
   const owner = findOwner(sources, topic);
   const authenticated =
     !openPublishing ||

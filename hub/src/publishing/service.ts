@@ -14,14 +14,19 @@ import type { Logger, HubMetrics } from '../observability/index.js';
 import type { HubRepository, StoredNotification } from '../store/index.js';
 import { authorizePublish, bearerToken, type TenantDirectory } from '../tenants/index.js';
 import { admitPublish, readIntakeLinks, type Admission } from './intake.js';
+import type { Refusal } from '../errors/index.js';
 import type { TopicChecker } from './topic-check.js';
-import { deliveryTarget } from '../delivery/sender.js';
+import { deliveryTarget } from '../outbound/index.js';
+
+/** Why a publish is refused (app.ts maps each to its status). */
+export type PublishRefusal = Refusal &
+  ('malformed' | 'not-owner' | 'missing-token' | 'wrong-token' | 'too-large' | 'topic-unreachable');
 
 export type PublishResult =
   | { readonly ok: true; readonly notifications: readonly { topic: string; seq: number }[] }
   | {
       readonly ok: false;
-      readonly status: 400 | 401 | 403 | 413 | 415 | 502;
+      readonly refusal: PublishRefusal;
       readonly reason: string;
     };
 
@@ -45,17 +50,17 @@ export class PublishingService {
   constructor(private readonly deps: PublishingDeps) {}
 
   private reject(
-    status: 400 | 401 | 403 | 413 | 415 | 502,
+    refusal: PublishRefusal,
     reason: string,
     code: string,
     fields: Record<string, unknown>,
   ): PublishResult {
     this.deps.metrics.publishRejected.inc({ reason: code.toLowerCase() }); // one label style: snake_case
     this.deps.logger.info(
-      { event: 'publish.rejected', status, code, reason, ...fields },
+      { event: 'publish.rejected', refusal, code, reason, ...fields },
       'publish refused',
     );
-    return { ok: false, status, reason };
+    return { ok: false, refusal, reason };
   }
 
   /** The header checks of a publish, before its body is read (refusals logged and counted here). */
@@ -70,7 +75,7 @@ export class PublishingService {
       this.deps.openPublishing,
     );
     if (!a.ok)
-      this.reject(a.status, a.reason, a.code, a.topic === undefined ? {} : { topic: a.topic });
+      this.reject(a.refusal, a.reason, a.code, a.topic === undefined ? {} : { topic: a.topic });
     return a;
   }
 
@@ -82,7 +87,7 @@ export class PublishingService {
     body: Buffer;
   }): Promise<PublishResult> {
     const links = readIntakeLinks(req.linkHeader);
-    if (!links.ok) return this.reject(links.status, links.reason, 'links', {});
+    if (!links.ok) return this.reject(links.refusal, links.reason, 'links', {});
     const topic = links.value.topic;
     const auth = authorizePublish(
       await this.deps.tenants.sources(),
@@ -90,17 +95,22 @@ export class PublishingService {
       bearerToken(req.authorization),
       this.deps.openPublishing,
     );
-    if (!auth.ok) return this.reject(auth.status, auth.reason, 'unauthorized', { topic });
+    if (!auth.ok) return this.reject(auth.refusal, auth.reason, 'unauthorized', { topic });
     try {
-      // RN-1..RN-3 (RT-7: 400 for a malformed payload). The parse is a check only: the stored bytes are the received ones.
+      // RN-1..RN-3 (RT-7: a malformed payload is refused). The parse is a check only: the stored bytes are the received ones.
       await parseChangeNotificationInSlices(req.body, { maxBytes: this.deps.maxBodyBytes });
     } catch (err) {
       const d = describeError(err);
       if (isRsnotifyError(err))
-        return this.reject(d.code === 'RS_TOO_LARGE' ? 413 : 400, d.message, d.code ?? 'invalid', {
-          topic,
-          source: auth.source?.name,
-        });
+        return this.reject(
+          d.code === 'RS_TOO_LARGE' ? 'too-large' : 'malformed',
+          d.message,
+          d.code ?? 'invalid',
+          {
+            topic,
+            source: auth.source?.name,
+          },
+        );
       throw err;
     }
     const receivedAt = this.deps.now();
@@ -135,13 +145,18 @@ export class PublishingService {
         bearerToken(authorization),
         this.deps.openPublishing,
       );
-      if (!auth.ok) return this.reject(auth.status, auth.reason, 'unauthorized', { topic });
+      if (!auth.ok) return this.reject(auth.refusal, auth.reason, 'unauthorized', { topic });
     }
     const fetched: { topic: string; contentType: string; body: Buffer }[] = [];
     for (const topic of topics) {
       const r = await this.fetchTopic(topic);
       if (!r.ok)
-        return this.reject(502, `could not fetch ${topic}: ${r.reason}`, 'fetch_failed', { topic });
+        return this.reject(
+          'topic-unreachable',
+          `could not fetch ${topic}: ${r.reason}`,
+          'fetch_failed',
+          { topic },
+        );
       fetched.push({ topic, ...r });
     }
     const out: { topic: string; seq: number }[] = [];

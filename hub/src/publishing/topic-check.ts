@@ -9,7 +9,7 @@ import {
   type OutboundPolicy,
 } from '@rsnotify/shared';
 import type { Logger, HubMetrics } from '../observability/index.js';
-import { deliveryTarget } from '../delivery/sender.js';
+import { deliveryTarget } from '../outbound/index.js';
 import { isXmlContentType } from './intake.js';
 
 /** RT-2 judged on a HEAD answer: the list of problems, empty when conformant. Pure. */

@@ -30,3 +30,12 @@ export type { StoreEvent } from './postgres/events.js';
 export { describePgUrl } from './postgres/connection.js';
 export { openRepository, parseDbLocation, type DbLocation } from './open.js';
 export { openAdminStore } from './admin.js';
+export type {
+  AdminStore,
+  AdminTokenRecord,
+  ClusterCounters,
+  GivenUpRecord,
+  RejectionRecord,
+  SubscriptionDeliveryRow,
+  TopicStats,
+} from './admin-contract.js';

@@ -92,6 +92,12 @@ export interface CursorUpdate {
   };
 }
 
+/**
+ * The lease lapse rule (subscriptions/lease.ts `hasLeaseLapsed`), handed in by the caller so the
+ * store applies it without deciding it (and store/ does not import subscriptions/).
+ */
+export type LeaseLapseRule = (leaseExpiresAt: number, now: number) => boolean;
+
 /** A verified subscribe: the lease and secret it grants, applied to the (topic, callback) pair. */
 export type ActivatedSubscription = Pick<
   Subscription,
@@ -102,7 +108,7 @@ export type ActivatedSubscription = Pick<
   | 'algorithm'
   | 'leaseSeconds'
   | 'leaseExpiresAt'
-> & { readonly now: number };
+> & { readonly now: number; readonly hasLapsed: LeaseLapseRule };
 
 export interface SubscriptionCounts {
   readonly active: number;

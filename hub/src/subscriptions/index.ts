@@ -13,6 +13,9 @@ export {
   grantLease,
   leaseExpiry,
   isLeaseActive,
+  hasLeaseLapsed,
+  activationEffect,
+  type ActivationEffect,
   DEFAULT_LEASE_BOUNDS,
   type LeaseBounds,
 } from './lease.js';

@@ -1,6 +1,7 @@
 // Validation of form-encoded requests at the hub URL (WH-1..WH-8, WH-21, RT-8). Pure: parameters
-// in, a request or the 4xx reason out. Nothing here reads the clock or the network.
+// in, a request or the refusal and its reason out. Nothing here reads the clock or the network.
 import { MAX_SECRET_BYTES, WEBSUB, checkHttpUrl, normaliseTopicUrl } from '@rsnotify/shared';
+import type { Refusal } from '../errors/index.js';
 
 // checkHttpUrl moved to @rsnotify/shared (tenants and publishing use it too); re-exported here.
 export { checkHttpUrl };
@@ -28,11 +29,11 @@ export type HubFormRequest = SubscriptionRequest | PublishRequest;
 
 export type Validation<T> =
   | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly status: 400; readonly reason: string };
+  | { readonly ok: false; readonly refusal: Refusal & 'malformed'; readonly reason: string };
 
-const fail = (reason: string): { ok: false; status: 400; reason: string } => ({
+const fail = (reason: string): { ok: false; refusal: 'malformed'; reason: string } => ({
   ok: false,
-  status: 400,
+  refusal: 'malformed',
   reason,
 });
 

@@ -1,6 +1,7 @@
 // Turns a valid subscribe/unsubscribe request into a pending intent (persisted before the 202, WH-3),
 // deciding denial by the owning Source's policy (WH-14) and the granted lease (WH-13).
 import { checkOutboundUrl, describeError, type OutboundPolicy } from '@rsnotify/shared';
+import type { Refusal } from '../errors/index.js';
 import type { Logger } from '../observability/index.js';
 import type { HubRepository, Intent, Subscription } from '../store/index.js';
 import { subscriptionDenialReason, type TenantDirectory } from '../tenants/index.js';
@@ -9,7 +10,7 @@ import type { SubscriptionRequest } from './request.js';
 
 export type AcceptResult =
   | { readonly ok: true; readonly intent: Intent }
-  | { readonly ok: false; readonly status: 400; readonly reason: string };
+  | { readonly ok: false; readonly refusal: Refusal & 'callback-refused'; readonly reason: string };
 
 export class SubscriptionService {
   constructor(
@@ -41,7 +42,11 @@ export class SubscriptionService {
         },
         'callback refused',
       );
-      return { ok: false, status: 400, reason: `hub.callback refused: ${d.message}` };
+      return {
+        ok: false,
+        refusal: 'callback-refused',
+        reason: `hub.callback refused: ${d.message}`,
+      };
     }
     const now = this.deps.now();
     const denial =

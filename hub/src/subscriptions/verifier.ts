@@ -6,14 +6,14 @@ import type { Dispatcher } from 'undici';
 import { describeError } from '@rsnotify/shared';
 import type { Logger, HubMetrics } from '../observability/index.js';
 import type { HubRepository, Intent, Subscription } from '../store/index.js';
-import { deliveryTarget } from '../delivery/sender.js';
+import { createGetter, type GetText } from '../outbound/index.js';
 import {
   judgeVerification,
   verificationRetryAt,
   verificationUrl,
   type VerificationResult,
 } from './verification.js';
-import { leaseExpiry } from './lease.js';
+import { hasLeaseLapsed, leaseExpiry } from './lease.js';
 
 export interface VerifierDeps {
   readonly store: HubRepository;
@@ -53,7 +53,14 @@ export class VerificationWorker {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
 
-  constructor(private readonly deps: VerifierDeps) {}
+  private readonly getText: GetText;
+
+  constructor(private readonly deps: VerifierDeps) {
+    this.getText = createGetter(deps.agent, {
+      timeoutMs: deps.timeoutMs,
+      maxBodyBytes: MAX_CHALLENGE_ECHO,
+    });
+  }
 
   start(): void {
     this.wake();
@@ -215,6 +222,7 @@ export class VerificationWorker {
         leaseSeconds,
         leaseExpiresAt: leaseExpiry(sentAt, leaseSeconds),
         now: this.deps.now(),
+        hasLapsed: hasLeaseLapsed,
       });
       await store.deleteIntent(intent.id);
       logger.info(
@@ -238,31 +246,12 @@ export class VerificationWorker {
     }
   }
 
-  /** The verification GET: no redirects followed (WH-12), at most a little of the body read. */
+  /** The verification GET (outbound/): no redirects followed (WH-12), at most a little of the body read. */
   private async get(url: string, challenge: string | undefined): Promise<VerificationResult> {
-    const target = deliveryTarget(url);
-    try {
-      const res = await this.deps.agent.request({
-        origin: target.origin,
-        path: target.path,
-        method: 'GET',
-        headersTimeout: this.deps.timeoutMs,
-        bodyTimeout: this.deps.timeoutMs,
-      });
-      let body = '';
-      let size = 0;
-      for await (const chunk of res.body) {
-        size += (chunk as Buffer).length;
-        if (size > MAX_CHALLENGE_ECHO) {
-          res.body.destroy();
-          break;
-        }
-        body += (chunk as Buffer).toString('utf8');
-      }
-      if (challenge === undefined) return { kind: 'verified' };
-      return judgeVerification(res.statusCode, size > MAX_CHALLENGE_ECHO ? '' : body, challenge);
-    } catch (err) {
-      return { kind: 'unreachable', code: describeError(err).code ?? 'RSN_VERIFICATION_ERROR' };
-    }
+    const r = await this.getText(url);
+    if (r.kind === 'unreachable')
+      return { kind: 'unreachable', code: r.code ?? 'RSN_VERIFICATION_ERROR' };
+    if (challenge === undefined) return { kind: 'verified' };
+    return judgeVerification(r.status, r.body, challenge);
   }
 }

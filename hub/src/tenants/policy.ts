@@ -1,4 +1,5 @@
 // Who owns a channel, who may publish into it, who may subscribe to it (RT-5, WH-14). Pure.
+import type { Refusal } from '../errors/index.js';
 import type { SourceRecord } from '../store/index.js';
 import { tokenMatches } from './tokens.js';
 
@@ -22,7 +23,11 @@ export function findOwner(
 
 export type PublishDecision =
   | { readonly ok: true; readonly source: SourceRecord | undefined }
-  | { readonly ok: false; readonly status: 401 | 403; readonly reason: string };
+  | {
+      readonly ok: false;
+      readonly refusal: Refusal & ('not-owner' | 'missing-token' | 'wrong-token');
+      readonly reason: string;
+    };
 
 /**
  * RT-5, RT-7: publishing into a channel needs the token of the Source owning it, so one Source can
@@ -37,13 +42,17 @@ export function authorizePublish(
   const owner = findOwner(sources, topicUrl);
   if (openPublishing) return { ok: true, source: owner };
   if (!owner)
-    return { ok: false, status: 403, reason: 'topic is not a channel of any registered Source' };
+    return {
+      ok: false,
+      refusal: 'not-owner',
+      reason: 'topic is not a channel of any registered Source',
+    };
   if (token === undefined)
-    return { ok: false, status: 401, reason: 'missing Authorization: Bearer token' };
+    return { ok: false, refusal: 'missing-token', reason: 'missing Authorization: Bearer token' };
   if (!tokenMatches(token, owner.tokenHash))
     return {
       ok: false,
-      status: 403,
+      refusal: 'wrong-token',
       reason: 'token does not belong to the Source owning this topic',
     };
   return { ok: true, source: owner };

@@ -1,7 +1,7 @@
 // Discovery (RS §6.3, RC-7..RC-9, RA-5, WS-1..WS-3): from any URL of a Source down to its Capability
 // List, then WebSub discovery on the change-notification topic. Every route is tried in a fixed
 // order and each step is recorded so `discover URL` can say what was found and how.
-import { RsnotifyError } from '../errors/index.js';
+import { RsnotifyError, describeError } from '../errors/index.js';
 import {
   extractEmbeddedLinks,
   extractRobotsSitemaps,
@@ -61,9 +61,27 @@ export interface Discovery {
   readonly steps: readonly DiscoveryStep[];
 }
 
+/** A document on the way that looked like XML but was refused by the strict parser. */
+export interface RefusedDocument {
+  readonly url: string;
+  /** The parser's code, e.g. RS_XML_NOT_UTF8, RS_XML_MALFORMED. */
+  readonly code: string;
+  readonly message: string;
+}
+
 export class DiscoveryError extends RsnotifyError<CodesOf<typeof SHARED_ERRORS, 'DiscoveryError'>> {
-  constructor(url: string, message: string, steps: readonly DiscoveryStep[]) {
-    super('RSN_DISCOVERY_FAILED', `${url}: ${message}`, { details: { url, steps } });
+  constructor(
+    url: string,
+    message: string,
+    steps: readonly DiscoveryStep[],
+    refused: readonly RefusedDocument[] = [],
+  ) {
+    // The documents refused on the way are often the reason nothing was found: name them and their
+    // codes in the message (the Source's last error shows it).
+    const why = refused.map((r) => `${r.url} refused: ${r.code} (${r.message})`).join('; ');
+    super('RSN_DISCOVERY_FAILED', `${url}: ${message}${why ? `; ${why}` : ''}`, {
+      details: { url, steps, ...(refused.length > 0 ? { refused } : {}) },
+    });
     this.name = 'DiscoveryError';
   }
 }
@@ -90,15 +108,6 @@ function looksLikeHtml(page: FetchedPage): boolean {
     page.contentType === 'application/xhtml+xml' ||
     /^\s*(<!doctype html|<html)/i.test(page.text.slice(0, 512))
   );
-}
-
-function tryParse(page: FetchedPage): ResourceSyncDocument | undefined {
-  if (!looksLikeXml(page)) return undefined;
-  try {
-    return parseDocument(page.text, { baseUrl: page.url });
-  } catch {
-    return undefined;
-  }
 }
 
 /** Prefers an https hub (WS-18), otherwise keeps document order. */
@@ -128,6 +137,20 @@ export async function discoverSource(inputUrl: string, fetcher: PageFetcher): Pr
   const steps: DiscoveryStep[] = [];
   const note = (url: string, text: string): void => {
     steps.push({ url, note: text });
+  };
+  const refused: RefusedDocument[] = [];
+  /** The page as a ResourceSync document: parsed from its bytes by the one strict parser. */
+  const tryParse = (page: FetchedPage): ResourceSyncDocument | undefined => {
+    if (!looksLikeXml(page)) return undefined;
+    try {
+      return parseDocument(page.body ?? page.text, { baseUrl: page.url });
+    } catch (err) {
+      const e = describeError(err);
+      const code = e.code ?? 'unparsable';
+      refused.push({ url: page.url, code, message: e.message });
+      note(page.url, `refused: ${code} (${e.message})`);
+      return undefined;
+    }
   };
 
   const get = async (url: string): Promise<FetchedPage | undefined> => {
@@ -274,6 +297,7 @@ export async function discoverSource(inputUrl: string, fetcher: PageFetcher): Pr
       inputUrl,
       'no Capability List found by any route (document, Link header, HTML link, well-known URI, robots.txt)',
       steps,
+      refused,
     );
 
   const capList = found.capabilityList;

@@ -11,7 +11,10 @@ export interface FetchedPage {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   /** Media type, lower-cased, without parameters. */
   readonly contentType: string;
+  /** The body decoded for reading links (HTML, robots.txt); lossy for bytes that are not UTF-8. */
   readonly text: string;
+  /** The body as received: XML documents are parsed from these bytes, strictly (RS_XML_NOT_UTF8). */
+  readonly body?: Uint8Array;
   /** Set when the answer came from another URL than the one asked for. */
   readonly redirects: readonly string[];
 }
@@ -51,6 +54,7 @@ export function pageFetcherFrom(
         headers: res.headers,
         contentType: (Array.isArray(ct) ? ct[0] : ct)?.split(';')[0]?.trim().toLowerCase() ?? '',
         text: res.body.toString('utf8'),
+        body: res.body,
         redirects: res.url !== url ? [url] : [],
       };
     },

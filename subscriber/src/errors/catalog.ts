@@ -49,7 +49,15 @@ export const SUBSCRIBER_ERRORS = {
   },
   RSN_STATUS_UNAUTHORIZED: {
     class: 'outcome',
-    meaning: 'a status page request without the status token (401)',
+    meaning: 'a status page request without the status token or a login session (401)',
+  },
+  RSN_STATUS_CROSS_SITE: {
+    class: 'outcome',
+    meaning: 'a status page login or logout sent from another site (403)',
+  },
+  RSN_STATUS_LOGIN_TOO_LARGE: {
+    class: 'outcome',
+    meaning: 'a status page login form over 4 KiB (413)',
   },
   RSN_SOURCE_UNKNOWN: {
     class: 'SubscriberError',

@@ -30,6 +30,8 @@ export interface SubscriberMetrics {
   readonly deliveriesReceived: Counter<'source'>;
   readonly deliveriesIgnored: Counter<'source' | 'reason'>;
   readonly deliveriesRejected: Counter<'status'>;
+  /** Refusals on the listener outside a delivery: request heads Node's parser refused (431, 400, 408, 501) and the status routes' 401/403/413. */
+  readonly requestsRejected: Counter<'status' | 'reason'>;
   readonly notificationsApplied: Counter<'source'>;
   readonly notificationsSuperseded: Counter<'source' | 'reason'>;
   readonly changesApplied: Counter<'source' | 'outcome'>;
@@ -66,6 +68,11 @@ export function createMetrics(): SubscriberMetrics {
       'rsnotify_subscriber_deliveries_rejected_total',
       'Deliveries refused with a non-2xx status',
       ['status'],
+    ),
+    requestsRejected: c(
+      'rsnotify_subscriber_requests_rejected_total',
+      'Requests refused on the listener outside deliveries (oversized or malformed heads, status page 401/403/413), by status and reason',
+      ['status', 'reason'],
     ),
     notificationsApplied: c(
       'rsnotify_subscriber_notifications_applied_total',
@@ -111,3 +118,5 @@ export function createMetrics(): SubscriberMetrics {
     ),
   };
 }
+
+export { recordRejection, watchClientErrors } from './rejections.js';

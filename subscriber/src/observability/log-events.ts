@@ -209,6 +209,7 @@ export interface SubscriberLogEvents {
   'request.rejected': {
     status: number;
     reason: string;
+    area?: string | undefined;
   };
   'runner.error': {
     code?: string | undefined;

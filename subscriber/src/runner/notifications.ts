@@ -139,6 +139,11 @@ async function execute(
       return undefined;
     case 'gap-detected':
       metrics.gaps.inc({ source: ctx.cfg.name });
+      await ctx.rt.repo.recordGap(ctx.source.id, {
+        from: effect.from.lexical,
+        to: effect.to.lexical,
+        detectedAt: ctx.now(),
+      });
       ctx.log.info(
         { event: 'ordering.gap_detected', from: effect.from.lexical, to: effect.to.lexical },
         'ordering.gap_detected',

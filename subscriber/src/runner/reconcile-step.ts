@@ -3,6 +3,7 @@
 // run; it runs on the ordering lane so it never races an apply.
 import { describeError } from '@rsnotify/shared';
 import { reconcileMirror, type ReconcileResult } from '../audit/index.js';
+import { reconciliationRecord } from '../status/index.js';
 import type { RunnerContext } from './context.js';
 import { isOutdated, recordResults } from './results.js';
 
@@ -38,6 +39,10 @@ export async function reconcile(
     );
     const result = reconcileOutcome(r);
     count(result);
+    await repo.recordReconciliation(
+      ctx.source.id,
+      reconciliationRecord(reason, ctx.now(), result, r),
+    );
     const level = r.fetched + r.removed + r.failed > 0 ? 'warn' : 'info';
     ctx.log[level](
       {
@@ -60,6 +65,12 @@ export async function reconcile(
   } catch (err) {
     count('failed');
     const e = describeError(err);
+    await repo
+      .recordReconciliation(
+        ctx.source.id,
+        reconciliationRecord(reason, ctx.now(), 'failed', undefined, e.message),
+      )
+      .catch(() => undefined);
     ctx.log.warn(
       { event: 'reconcile.failed', reason, code: e.code, error: e.message },
       'reconcile.failed',

@@ -1,11 +1,29 @@
 // status/: what `status` shows per source, built from the store (so the CLI can read a running
 // daemon's database) plus, inside the daemon, the live ordering figures.
 import { parseDateTime } from '@rsnotify/shared';
+import {
+  catchUpStatus,
+  describeCatchUp,
+  describeGap,
+  describeReconciliation,
+  gapStatus,
+  reconciliationStatus,
+  type CatchUpStatus,
+  type GapStatus,
+  type ReconciliationStatus,
+} from './activity.js';
 import type {
   SourceRecord,
   SubscriberRepository,
   SubscriptionRecord,
 } from '../store/repository.js';
+
+export {
+  reconciliationRecord,
+  type CatchUpStatus,
+  type GapStatus,
+  type ReconciliationStatus,
+} from './activity.js';
 
 export interface SourceStatus {
   readonly name: string;
@@ -23,7 +41,15 @@ export interface SourceStatus {
   readonly lagMs: number;
   /** Notifications stored but not yet applied (waiting for a gap to close, or being applied). */
   readonly buffered: number;
+  /** Gaps detected between notifications (RN-5) since the source was added. */
+  readonly gaps: number;
+  /** ISO time the gap being caught up now was opened (absent when none is open). */
+  readonly gapOpenSince?: string;
+  readonly lastGap?: GapStatus;
   readonly catchUps: number;
+  readonly lastCatchUp?: CatchUpStatus;
+  /** The last reconciliation with the Resource List (periodic or `audit --repair`). */
+  readonly lastReconciliation?: ReconciliationStatus;
   /** Changes from notifications and catch-ups carried out on the mirror (files written or removed); the baseline shows in `resources`. */
   readonly changesApplied: number;
   /** Changes that failed to apply (hash/length mismatch, fetch failures), plus ignored deliveries. */
@@ -68,11 +94,16 @@ export async function sourceStatus(
   source: SourceRecord,
   live: LiveFigures = {},
 ): Promise<SourceStatus> {
-  const [subs, pos, counters] = await Promise.all([
+  const [subs, pos, counters, activity, lastCatchUp] = await Promise.all([
     repo.listSubscriptions(source.id),
     repo.getPosition(source.id),
     repo.counters(source.id),
+    repo.activity(source.id),
+    repo.lastCatchUp(source.id),
   ]);
+  const lastGap = gapStatus(activity);
+  const catchUp = catchUpStatus(lastCatchUp);
+  const reconciliation = reconciliationStatus(activity.lastReconciliation);
   const sub = representativeSubscription(subs);
   const syncedMs = safeMs(pos?.syncedUntil);
   const newest = live.newestUntilMs ?? safeMs(counters.newestUntil);
@@ -94,8 +125,15 @@ export async function sourceStatus(
     ...(sub?.state === 'active' && sub.renewAt !== undefined ? { renewAt: iso(sub.renewAt)! } : {}),
     ...(pos?.syncedUntil ? { syncedUntil: pos.syncedUntil } : {}),
     lagMs,
-    buffered: live.buffered ?? counters.openInbox,
+    // The store's open rows are the truth (updated within one tick of every step); the daemon's
+    // in-memory buffer undercounts while it replays rows stored before the position was established.
+    buffered: Math.max(live.buffered ?? 0, counters.openInbox),
+    gaps: activity.gaps,
+    ...(pos?.gapOpenedAt !== undefined ? { gapOpenSince: iso(pos.gapOpenedAt)! } : {}),
+    ...(lastGap ? { lastGap } : {}),
     catchUps: counters.catchUps,
+    ...(catchUp ? { lastCatchUp: catchUp } : {}),
+    ...(reconciliation ? { lastReconciliation: reconciliation } : {}),
     changesApplied: counters.appliedEvents,
     errors: counters.failedEvents + source.ignoredDeliveries,
     ...(lastError ? { lastError } : {}),
@@ -126,7 +164,12 @@ export function formatStatus(statuses: readonly SourceStatus[]): string {
     row('syncedUntil', s.syncedUntil ?? '(not yet)');
     row('lag', `${s.lagMs} ms`);
     row('buffered', s.buffered);
+    row('gaps', s.gaps);
+    row('gap open since', s.gapOpenSince);
+    row('last gap', s.lastGap && describeGap(s.lastGap));
     row('catch-ups', s.catchUps);
+    row('last catch-up', s.lastCatchUp && describeCatchUp(s.lastCatchUp));
+    row('reconciled', s.lastReconciliation && describeReconciliation(s.lastReconciliation));
     row('applied', s.changesApplied);
     row('resources', s.resources);
     row('last applied', s.lastAppliedAt);

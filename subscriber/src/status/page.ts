@@ -3,6 +3,14 @@
 // with a meta refresh, so it needs no script and runs under a CSP that forbids all of them.
 import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
+import {
+  describeCatchUp,
+  describeGap,
+  describeReconciliation,
+  type CatchUpStatus,
+  type GapStatus,
+  type ReconciliationStatus,
+} from './activity.js';
 import type { SourceStatus } from './index.js';
 
 /** The fields shown first, in this order; any other field of SourceStatus follows them. */
@@ -16,7 +24,12 @@ const FIRST: readonly (keyof SourceStatus)[] = [
   'syncedUntil',
   'lagMs',
   'buffered',
+  'gaps',
+  'gapOpenSince',
+  'lastGap',
   'catchUps',
+  'lastCatchUp',
+  'lastReconciliation',
   'changesApplied',
   'resources',
   'lastAppliedAt',
@@ -30,7 +43,11 @@ const LABELS: Partial<Record<string, string>> = {
   renewAt: 'renew at',
   syncedUntil: 'synced until',
   lagMs: 'lag (ms)',
+  gapOpenSince: 'gap open since',
+  lastGap: 'last gap',
   catchUps: 'catch-ups',
+  lastCatchUp: 'last catch-up',
+  lastReconciliation: 'last reconciliation',
   changesApplied: 'changes applied',
   lastAppliedAt: 'last applied',
   lastError: 'last error',
@@ -48,15 +65,19 @@ function orderedEntries(s: SourceStatus): [string, unknown][] {
   return keys.map((k) => [k, rec[k]]);
 }
 
-function display(v: unknown): string {
+/** The nested records read as one line each, as in `status`; any other value as itself. */
+function display(key: string, v: unknown): string {
   if (v === undefined || v === null) return '';
+  if (key === 'lastGap') return describeGap(v as GapStatus);
+  if (key === 'lastCatchUp') return describeCatchUp(v as CatchUpStatus);
+  if (key === 'lastReconciliation') return describeReconciliation(v as ReconciliationStatus);
   return typeof v === 'object'
     ? JSON.stringify(v)
     : String(v as string | number | boolean | bigint);
 }
 
 export const STATUS_CSS = `body{margin:0;font:14px/1.45 system-ui,sans-serif;color:#1d2430;background:#f6f7f9}
-header{padding:10px 24px;background:#1d2430;color:#fff}header h1{font-size:16px;margin:0}main{padding:20px 24px;max-width:1000px}
+header{padding:10px 24px;background:#1d2430;color:#fff;display:flex;justify-content:space-between;align-items:center}header h1{font-size:16px;margin:0}main{padding:20px 24px;max-width:1000px}
 section{background:#fff;border:1px solid #d9dee6;border-radius:6px;margin-bottom:16px;padding:8px 14px}
 h2{font-size:16px;margin:6px 0}table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:4px 8px;border-bottom:1px solid #eef1f5}
 th{width:180px;color:#5d6b7e;font-weight:600}td{font-variant-numeric:tabular-nums;word-break:break-all}
@@ -65,6 +86,7 @@ th{width:180px;color:#5d6b7e;font-weight:600}td{font-variant-numeric:tabular-num
 export function statusPage(
   statuses: readonly SourceStatus[],
   generatedAt: string,
+  options: { logout?: boolean } = {},
 ): HtmlEscapedString | Promise<HtmlEscapedString> {
   return html`<!doctype html>
     <html lang="en">
@@ -76,7 +98,16 @@ export function statusPage(
         <link rel="stylesheet" href="/status.css" />
       </head>
       <body>
-        <header><h1>rsnotify subscriber</h1></header>
+        <header>
+          <h1>rsnotify subscriber</h1>
+          ${
+            options.logout
+              ? html`<form method="post" action="/status/logout">
+                  <button type="submit">Log out</button>
+                </form>`
+              : ''
+          }
+        </header>
         <main>
           <p class="muted">
             As of <time>${generatedAt}</time>; the same data as
@@ -91,7 +122,7 @@ export function statusPage(
                     html`<section data-source="${s.name}">
                       <h2>${s.name}</h2>
                       <table>
-                        ${orderedEntries(s).map(([k, v]) => html`<tr data-field="${k}"><th>${LABELS[k] ?? k}</th><td${k === 'lagMs' ? html` class="${Number(v) === 0 ? 'lag-ok' : 'lag-behind'}"` : ''}>${display(v)}</td></tr>`)}
+                        ${orderedEntries(s).map(([k, v]) => html`<tr data-field="${k}"><th>${LABELS[k] ?? k}</th><td${k === 'lagMs' ? html` class="${Number(v) === 0 ? 'lag-ok' : 'lag-behind'}"` : ''}>${display(k, v)}</td></tr>`)}
                       </table>
                     </section>`,
                 )

@@ -132,6 +132,40 @@ export interface SourceCounters {
   readonly resources: number;
 }
 
+/** A gap detected between two notifications: the interval no notification covered (RN-5). */
+export interface GapRecord {
+  /** Lexical `until` the position stood at, and the `from` of the notification past the gap. */
+  readonly from: string;
+  readonly to: string;
+  readonly detectedAt: number;
+}
+
+export type ReconciliationOutcome = 'in-sync' | 'repaired' | 'source-changing' | 'failed';
+
+/** One reconciliation with the Resource List (audit, then repair), as `status` shows it. */
+export interface ReconciliationRecord {
+  readonly at: number;
+  readonly reason: 'periodic' | 'manual';
+  readonly outcome: ReconciliationOutcome;
+  /** Resources the audit compared, and what it found (absent when the run failed before it). */
+  readonly checked?: number;
+  readonly missing?: number;
+  readonly extra?: number;
+  readonly different?: number;
+  /** What the repair did. */
+  readonly fetched?: number;
+  readonly removed?: number;
+  readonly failed?: number;
+  readonly error?: string;
+}
+
+/** Running totals and last events per source that outlive the pruned history rows. */
+export interface SourceActivity {
+  readonly gaps: number;
+  readonly lastGap?: GapRecord;
+  readonly lastReconciliation?: ReconciliationRecord;
+}
+
 export interface SubscriberRepository {
   ensureSource(name: string, url: string): Promise<SourceRecord>;
   getSource(name: string): Promise<SourceRecord | undefined>;
@@ -192,5 +226,10 @@ export interface SubscriberRepository {
   lastCatchUp(sourceId: number): Promise<CatchUpRecord | undefined>;
 
   counters(sourceId: number): Promise<SourceCounters>;
+
+  /** Counts a gap and keeps it as the source's last gap. */
+  recordGap(sourceId: number, gap: GapRecord): Promise<void>;
+  recordReconciliation(sourceId: number, rec: ReconciliationRecord): Promise<void>;
+  activity(sourceId: number): Promise<SourceActivity>;
   close(): Promise<void>;
 }

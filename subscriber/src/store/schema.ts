@@ -34,6 +34,13 @@ export const sources = sqliteTable('sources', {
   changesApplied: integer('changes_applied').notNull().default(0),
   changesFailed: integer('changes_failed').notNull().default(0),
   catchUpCount: integer('catch_up_count').notNull().default(0),
+  /** Gaps detected between notifications (a running total) and the last one, for `status`. */
+  gapCount: integer('gap_count').notNull().default(0),
+  lastGapFrom: text('last_gap_from'),
+  lastGapTo: text('last_gap_to'),
+  lastGapAt: integer('last_gap_at'),
+  /** The last reconciliation with the Resource List: JSON of a ReconciliationRecord. */
+  lastReconciliation: text('last_reconciliation'),
   lastError: text('last_error'),
   lastErrorAt: integer('last_error_at'),
 });

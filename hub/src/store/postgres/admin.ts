@@ -11,7 +11,7 @@ import type {
   RejectionRecord,
   SubscriptionDeliveryRow,
   TopicStats,
-} from '../../admin/store.js';
+} from '../admin-contract.js';
 import { StoreError } from '../errors.js';
 import { clientConfig, connectAndMigrate, describePgUrl } from './connection.js';
 import { encodeEvent, HUB_CHANNEL } from './events.js';

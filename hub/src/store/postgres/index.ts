@@ -470,7 +470,7 @@ class PgRepository implements PostgresRepository {
         updatedAt: a.now,
       };
       let row: SubscriptionRow;
-      if (existing && existing.leaseExpiresAt <= a.now) {
+      if (existing && a.hasLapsed(existing.leaseExpiresAt, a.now)) {
         // WH-13: a renewal after the lease lapsed is a new subscription; its cursor restarts at the topic's end.
         [row] = (await tx
           .update(schema.subscriptions)

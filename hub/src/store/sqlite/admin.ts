@@ -15,7 +15,7 @@ import type {
   RejectionRecord,
   SubscriptionDeliveryRow,
   TopicStats,
-} from '../../admin/store.js';
+} from '../admin-contract.js';
 import { StoreError } from '../errors.js';
 
 const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.url));

@@ -355,7 +355,7 @@ class SqliteRepository implements HubRepository {
         )
         .get();
       let row: SubscriptionRow;
-      if (existing && existing.leaseExpiresAt <= a.now) {
+      if (existing && a.hasLapsed(existing.leaseExpiresAt, a.now)) {
         // A renewal after the lease ran out is a new subscription: what was accepted while it had
         // lapsed was never owed to it (WH-13), so the cursor restarts at the topic's end.
         const topic = this.db

@@ -1,0 +1,91 @@
+// What the scheduler holds in memory per topic and per subscription it drives: the topic's last seq,
+// the subscription's cursor and retry state, and whether a delivery is queued or in flight.
+import { signatureHeader } from '@rsnotify/shared';
+import type { CursorUpdate, StoredNotification, Subscription } from '../store/index.js';
+import { deliveryTarget, type DeliveryTarget } from '../outbound/index.js';
+
+export interface TopicState {
+  readonly id: number;
+  lastSeq: number;
+  readonly subs: Map<number, SubState>;
+}
+
+export interface SubState {
+  readonly id: number;
+  readonly topic: TopicState;
+  readonly topicUrl: string;
+  readonly callback: string;
+  readonly target: DeliveryTarget;
+  secret: string | undefined;
+  algorithm: Subscription['algorithm'];
+  leaseExpiresAt: number;
+  deliveredSeq: number;
+  attempts: number;
+  firstFailedAt: number | undefined;
+  nextAttemptAt: number;
+  lastStatus: number | undefined;
+  lastError: string | undefined;
+  inFlight: boolean;
+  queued: boolean;
+  removed: boolean;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/** The topic's state, created on first sight; its last seq only ever moves forward. */
+export function topicState(
+  topics: Map<number, TopicState>,
+  id: number,
+  lastSeqAtLeast: number,
+): TopicState {
+  let t = topics.get(id);
+  if (!t) {
+    t = { id, lastSeq: lastSeqAtLeast, subs: new Map() };
+    topics.set(id, t);
+  } else if (lastSeqAtLeast > t.lastSeq) {
+    t.lastSeq = lastSeqAtLeast;
+  }
+  return t;
+}
+
+export function subStateOf(s: Subscription, topic: TopicState): SubState {
+  return {
+    id: s.id,
+    topic,
+    topicUrl: s.topicUrl,
+    callback: s.callback,
+    target: deliveryTarget(s.callback),
+    secret: s.secret,
+    algorithm: s.algorithm,
+    leaseExpiresAt: s.leaseExpiresAt,
+    deliveredSeq: s.deliveredSeq,
+    attempts: s.attempts,
+    firstFailedAt: s.firstFailedAt,
+    nextAttemptAt: s.nextAttemptAt,
+    lastStatus: s.lastStatus,
+    lastError: s.lastError,
+    inFlight: false,
+    queued: false,
+    removed: false,
+    timer: undefined,
+  };
+}
+
+export function cursorOf(sub: SubState): CursorUpdate {
+  return {
+    subscriptionId: sub.id,
+    deliveredSeq: sub.deliveredSeq,
+    attempts: sub.attempts,
+    nextAttemptAt: sub.nextAttemptAt,
+    firstFailedAt: sub.firstFailedAt,
+    lastStatus: sub.lastStatus,
+    lastError: sub.lastError,
+  };
+}
+
+/** M-4, WH-16, WH-17: the stored Content-Type and Link header, verbatim; WH-18: signed per subscriber. */
+export function deliveryHeaders(sub: SubState, n: StoredNotification): Record<string, string> {
+  const headers: Record<string, string> = { 'content-type': n.contentType, link: n.linkHeader };
+  if (sub.secret !== undefined)
+    headers['x-hub-signature'] = signatureHeader(sub.algorithm, sub.secret, n.body);
+  return headers;
+}

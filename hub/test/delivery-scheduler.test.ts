@@ -1,0 +1,320 @@
+// DeliveryScheduler as a unit, over fakes: an in-memory store, a fake sender that answers what each
+// test scripts, a manual clock. No sockets, no database: the scheduler's own decisions (order per
+// subscription, retry with backoff, give-up, 410, the origin breaker) are what is asserted.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { waitFor } from '@rsnotify/service-kit/testing';
+import { DeliveryScheduler, NotificationCache, backoffDelay } from '../src/delivery/index.js';
+import type { DeliveryStore, RetryPolicy } from '../src/delivery/index.js';
+import { createLogger, HubMetrics } from '../src/observability/index.js';
+import type { DeliveryOutcome, DeliveryTarget } from '../src/outbound/index.js';
+import type {
+  CursorUpdate,
+  StoredNotification,
+  Subscription,
+  TopicRecord,
+} from '../src/store/index.js';
+
+const until = (probe: () => unknown, what: string) =>
+  waitFor(probe, { what, timeoutMs: 20_000, intervalMs: 5 });
+
+/** The store as the scheduler sees it, in memory; records every cursor batch it is given. */
+class MemoryDeliveryStore implements DeliveryStore {
+  readonly topics = new Map<number, TopicRecord>();
+  readonly subs = new Map<number, Subscription>();
+  readonly notifications = new Map<string, StoredNotification>();
+  readonly batches: CursorUpdate[][] = [];
+  readonly removed: number[] = [];
+
+  addTopic(id: number): void {
+    this.topics.set(id, { id, url: `http://source.test/t${id}`, lastSeq: 0 });
+  }
+
+  addSubscription(id: number, topicId: number, callback: string): Subscription {
+    const s: Subscription = {
+      id,
+      topicId,
+      topicUrl: this.topics.get(topicId)!.url,
+      topicAsGiven: this.topics.get(topicId)!.url,
+      callback,
+      secret: undefined,
+      algorithm: 'sha256',
+      leaseSeconds: 86_400,
+      leaseExpiresAt: Number.MAX_SAFE_INTEGER,
+      deliveredSeq: this.topics.get(topicId)!.lastSeq,
+      nextAttemptAt: 0,
+      attempts: 0,
+      firstFailedAt: undefined,
+      lastStatus: undefined,
+      lastError: undefined,
+    };
+    this.subs.set(id, s);
+    return s;
+  }
+
+  append(topicId: number, now: number): StoredNotification {
+    const t = this.topics.get(topicId)!;
+    const n: StoredNotification = {
+      topicId,
+      seq: t.lastSeq + 1,
+      receivedAt: now,
+      contentType: 'application/xml',
+      linkHeader: `<${t.url}>; rel="self", <http://hub.test/hub>; rel="hub"`,
+      body: Buffer.from(`<n seq="${t.lastSeq + 1}"/>`),
+    };
+    this.topics.set(topicId, { ...t, lastSeq: n.seq });
+    this.notifications.set(`${topicId}:${n.seq}`, n);
+    return n;
+  }
+
+  /** The cursor as last written for a subscription. */
+  cursor(id: number): CursorUpdate | undefined {
+    for (let i = this.batches.length - 1; i >= 0; i--) {
+      const u = [...this.batches[i]!].reverse().find((x) => x.subscriptionId === id);
+      if (u) return u;
+    }
+    return undefined;
+  }
+
+  givenUp(): NonNullable<CursorUpdate['givenUp']>[] {
+    return this.batches.flat().flatMap((u) => (u.givenUp ? [u.givenUp] : []));
+  }
+
+  listTopics(): Promise<TopicRecord[]> {
+    return Promise.resolve([...this.topics.values()]);
+  }
+  listSubscriptions(): Promise<Subscription[]> {
+    return Promise.resolve([...this.subs.values()]);
+  }
+  getNotification(topicId: number, seq: number): Promise<StoredNotification | undefined> {
+    return Promise.resolve(this.notifications.get(`${topicId}:${seq}`));
+  }
+  saveCursors(updates: readonly CursorUpdate[]): Promise<void> {
+    this.batches.push([...updates]);
+    return Promise.resolve();
+  }
+  removeSubscriptionById(id: number): Promise<void> {
+    this.removed.push(id);
+    this.subs.delete(id);
+    return Promise.resolve();
+  }
+}
+
+interface Sent {
+  readonly callback: string;
+  readonly seq: number;
+}
+
+/**
+ * The callback side: records each POST and answers with `answer(callback, seq, attempt)`. Answers
+ * resolve after a few turns of the event loop (varied), so deliveries genuinely overlap.
+ */
+class FakeSender {
+  readonly sent: Sent[] = [];
+  private readonly inFlight = new Map<string, number>();
+  maxInFlightPerCallback = 0;
+
+  constructor(private answer: (callback: string, seq: number) => DeliveryOutcome) {}
+
+  script(answer: (callback: string, seq: number) => DeliveryOutcome): void {
+    this.answer = answer;
+  }
+
+  readonly send = async (
+    target: DeliveryTarget,
+    _headers: Record<string, string>,
+    body: Buffer,
+  ): Promise<DeliveryOutcome> => {
+    const callback = `${target.origin}${target.path}`;
+    const seq = Number(/seq="(\d+)"/.exec(body.toString('utf8'))![1]);
+    const now = (this.inFlight.get(callback) ?? 0) + 1;
+    this.inFlight.set(callback, now);
+    this.maxInFlightPerCallback = Math.max(this.maxInFlightPerCallback, now);
+    this.sent.push({ callback, seq });
+    for (let i = 0; i < 1 + (seq % 4); i++) await new Promise((r) => setImmediate(r));
+    this.inFlight.set(callback, this.inFlight.get(callback)! - 1);
+    return this.answer(callback, seq);
+  };
+
+  seqsTo(callback: string): number[] {
+    return this.sent.filter((s) => s.callback === callback).map((s) => s.seq);
+  }
+}
+
+const ok: DeliveryOutcome = { kind: 'delivered', status: 204 };
+const serverError: DeliveryOutcome = { kind: 'failed', status: 500 };
+const refused: DeliveryOutcome = { kind: 'failed', code: 'ECONNREFUSED' };
+
+function rig(options: {
+  retry?: RetryPolicy;
+  breaker?: { failureThreshold: number; openMs: number; maxOpenMs: number };
+  answer?: (callback: string, seq: number) => DeliveryOutcome;
+}) {
+  const store = new MemoryDeliveryStore();
+  const sender = new FakeSender(options.answer ?? (() => ok));
+  let now = 1_000_000;
+  const events: string[] = [];
+  const logSink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString('utf8').split('\n'))
+        if (line) events.push((JSON.parse(line) as { event: string }).event);
+      done();
+    },
+  });
+  const random = () => 0.5;
+  const retry = options.retry ?? { initialDelayMs: 10, maxDelayMs: 80, maxAgeMs: 1_000_000 };
+  const scheduler = new DeliveryScheduler({
+    store,
+    send: sender.send,
+    cache: new NotificationCache(1024 * 1024),
+    logger: createLogger('info', logSink),
+    metrics: new HubMetrics({
+      subscriptionCounts: () => Promise.resolve({ active: 0, expired: 0, pending: 0 }),
+      queueDepth: () => 0,
+      inFlight: () => 0,
+    }),
+    retry,
+    maxInFlight: 16,
+    now: () => now,
+    random,
+    flushDelayMs: 1,
+    ...(options.breaker ? { originBudget: { breaker: options.breaker } } : {}),
+  });
+  return {
+    store,
+    sender,
+    scheduler,
+    events,
+    retry,
+    random,
+    now: () => now,
+    advance: (ms: number) => {
+      now += ms;
+    },
+    publish(topicId: number) {
+      scheduler.published(store.append(topicId, now));
+    },
+  };
+}
+
+test('M-3: each subscription gets its topic in publish order, one delivery in flight at a time', async (t) => {
+  const r = rig({});
+  t.after(() => r.scheduler.close(0));
+  r.store.addTopic(1);
+  r.store.addSubscription(1, 1, 'http://a.test/cb');
+  r.store.addSubscription(2, 1, 'http://b.test/cb');
+  await r.scheduler.start();
+  for (let i = 0; i < 20; i++) r.publish(1);
+  await until(() => r.sender.seqsTo('http://a.test/cb').length === 20, 'a.test got all 20');
+  await until(() => r.sender.seqsTo('http://b.test/cb').length === 20, 'b.test got all 20');
+  const inOrder = Array.from({ length: 20 }, (_, i) => i + 1);
+  assert.deepEqual(r.sender.seqsTo('http://a.test/cb'), inOrder);
+  assert.deepEqual(r.sender.seqsTo('http://b.test/cb'), inOrder);
+  assert.equal(r.sender.maxInFlightPerCallback, 1, 'never two deliveries to one subscription');
+  await r.scheduler.flush();
+  assert.equal(r.store.cursor(1)?.deliveredSeq, 20, 'the cursor is written');
+  assert.equal(r.store.cursor(2)?.deliveredSeq, 20);
+});
+
+test('WH-19, WH-20: a failed delivery is retried after the backoff, in order, and never before', async (t) => {
+  const r = rig({});
+  t.after(() => r.scheduler.close(0));
+  r.store.addTopic(1);
+  r.store.addSubscription(1, 1, 'http://a.test/cb');
+  await r.scheduler.start();
+  let failuresLeft = 2;
+  r.sender.script((_cb, seq) => (seq === 1 && failuresLeft-- > 0 ? serverError : ok));
+  r.publish(1);
+  r.publish(1);
+  const failedAt = r.now();
+  await until(() => r.store.cursor(1)?.attempts === 1, 'first failure written');
+  const first = r.store.cursor(1)!;
+  assert.equal(first.deliveredSeq, 0);
+  assert.equal(first.lastStatus, 500);
+  assert.equal(first.nextAttemptAt, failedAt + backoffDelay(1, r.retry, r.random));
+
+  // The clock has not moved: whatever real time passes, no retry and no overtaking by seq 2.
+  await new Promise((res) => setTimeout(res, 100));
+  assert.deepEqual(r.sender.seqsTo('http://a.test/cb'), [1]);
+
+  r.advance(backoffDelay(1, r.retry, r.random));
+  await until(() => r.store.cursor(1)?.attempts === 2, 'second failure written');
+  const second = r.store.cursor(1)!;
+  assert.equal(second.nextAttemptAt, r.now() + backoffDelay(2, r.retry, r.random));
+  assert.ok(
+    backoffDelay(2, r.retry, r.random) > backoffDelay(1, r.retry, r.random),
+    'the backoff grows',
+  );
+
+  r.advance(backoffDelay(2, r.retry, r.random));
+  await until(() => r.store.cursor(1)?.deliveredSeq === 2, 'both delivered');
+  assert.deepEqual(r.sender.seqsTo('http://a.test/cb'), [1, 1, 1, 2]);
+  assert.equal(r.store.cursor(1)!.attempts, 0, 'the retry state is reset');
+});
+
+test('promise 1: a notification failing for longer than the retry age is given up on record, and the cursor moves on', async (t) => {
+  const r = rig({
+    retry: { initialDelayMs: 10, maxDelayMs: 10, maxAgeMs: 500 },
+    answer: (_cb, seq) => (seq === 1 ? serverError : ok),
+  });
+  t.after(() => r.scheduler.close(0));
+  r.store.addTopic(1);
+  r.store.addSubscription(1, 1, 'http://a.test/cb');
+  await r.scheduler.start();
+  r.publish(1);
+  r.publish(1);
+  await until(() => r.store.cursor(1)?.attempts === 1, 'first failure');
+  r.advance(600);
+  await until(() => r.store.givenUp().length === 1, 'given up');
+  assert.deepEqual(
+    r.store.givenUp().map((g) => ({ seq: g.seq, topicId: g.topicId })),
+    [{ seq: 1, topicId: 1 }],
+  );
+  await until(() => r.store.cursor(1)?.deliveredSeq === 2, 'seq 2 delivered after the give-up');
+  assert.deepEqual(r.sender.seqsTo('http://a.test/cb'), [1, 1, 2]);
+  assert.ok(r.events.includes('delivery.gave_up'));
+});
+
+test('WH-19: a 410 ends the subscription: no further deliveries, its row removed', async (t) => {
+  const r = rig({ answer: () => ({ kind: 'gone', status: 410 }) });
+  t.after(() => r.scheduler.close(0));
+  r.store.addTopic(1);
+  r.store.addSubscription(1, 1, 'http://a.test/cb');
+  await r.scheduler.start();
+  r.publish(1);
+  r.publish(1);
+  await until(() => r.store.removed.includes(1), 'subscription removed');
+  assert.equal(r.scheduler.drivenCount(), 0);
+  r.publish(1);
+  await new Promise((res) => setTimeout(res, 50));
+  assert.deepEqual(r.sender.seqsTo('http://a.test/cb'), [1], 'nothing after the 410');
+});
+
+test('the origin breaker opens after repeated connection failures, holds retries while open, and one probe closes it', async (t) => {
+  const r = rig({
+    breaker: { failureThreshold: 2, openMs: 5_000, maxOpenMs: 60_000 },
+    answer: () => refused,
+  });
+  t.after(() => r.scheduler.close(0));
+  r.store.addTopic(1);
+  r.store.addSubscription(1, 1, 'http://a.test/cb');
+  await r.scheduler.start();
+  r.publish(1);
+  await until(() => r.store.cursor(1)?.attempts === 1, 'first connection failure');
+  r.advance(backoffDelay(1, r.retry, r.random));
+  await until(() => r.events.includes('delivery.origin_breaker_open'), 'breaker open');
+  assert.equal(r.sender.sent.length, 2);
+
+  // The retry is due (backoff at most 80 ms) but the breaker is open for 5 s of the clock.
+  r.advance(1_000);
+  await new Promise((res) => setTimeout(res, 150));
+  assert.equal(r.sender.sent.length, 2, 'no delivery while the breaker is open');
+
+  r.sender.script(() => ok);
+  r.advance(5_000);
+  await until(() => r.store.cursor(1)?.deliveredSeq === 1, 'the probe delivered');
+  assert.equal(r.sender.sent.length, 3, 'exactly one probe');
+  assert.ok(r.events.includes('delivery.origin_breaker_half_open'));
+  assert.ok(r.events.includes('delivery.origin_breaker_closed'));
+});

@@ -1,0 +1,33 @@
+// The answer to a request head Node's HTTP parser refused before any app saw it (the server's
+// 'clientError' event): oversized headers, a malformed head, a head that came too slowly, a
+// transfer coding we do not implement. Both daemons answer these the same way, with a log line and
+// a metric, and close the connection.
+
+export interface ClientErrorAnswer {
+  /** e.g. 431 */
+  readonly status: number;
+  /** The status line's text, e.g. 'Request Header Fields Too Large'. */
+  readonly text: string;
+  /** A stable label for metrics: the parser's error code, or 'client_error'. */
+  readonly reason: string;
+}
+
+export function clientErrorAnswer(
+  code: string | undefined,
+  parserReason: string | undefined,
+): ClientErrorAnswer {
+  const reason = code ?? 'client_error';
+  if (code === 'HPE_HEADER_OVERFLOW')
+    return { status: 431, text: 'Request Header Fields Too Large', reason };
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, text: 'Request Timeout', reason };
+  // RFC 9112 §6.1: a transfer coding we do not implement (but Transfer-Encoding together with
+  // Content-Length, which the parser reports under the same code, is a smuggling shape: 400).
+  if (code === 'HPE_INVALID_TRANSFER_ENCODING' && !/content-length/i.test(parserReason ?? ''))
+    return { status: 501, text: 'Not Implemented', reason };
+  return { status: 400, text: 'Bad Request', reason };
+}
+
+/** The bytes written back on the raw socket before it is closed. */
+export function clientErrorResponse(a: ClientErrorAnswer): string {
+  return `HTTP/1.1 ${a.status} ${a.text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`;
+}

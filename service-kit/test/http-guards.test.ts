@@ -1,0 +1,55 @@
+// The HTTP guards both daemons share: the answer to a request head Node's parser refused
+// (RFC 6585 §5: 431; RFC 9112 §6.1: 501 for an unknown transfer coding, 400 for TE with CL), and the
+// cross-site test for state changes made from a browser.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { clientErrorAnswer, clientErrorResponse, isCrossSiteRequest } from '../src/index.js';
+
+test('clientErrorAnswer: one status per parser refusal, the parser code as the reason', () => {
+  const rows: [string | undefined, string | undefined, number, string][] = [
+    ['HPE_HEADER_OVERFLOW', 'Header overflow', 431, 'HPE_HEADER_OVERFLOW'],
+    ['ERR_HTTP_REQUEST_TIMEOUT', undefined, 408, 'ERR_HTTP_REQUEST_TIMEOUT'],
+    [
+      'HPE_INVALID_TRANSFER_ENCODING',
+      'Invalid transfer-encoding',
+      501,
+      'HPE_INVALID_TRANSFER_ENCODING',
+    ],
+    [
+      'HPE_INVALID_TRANSFER_ENCODING',
+      "Transfer-Encoding can't be present with Content-Length",
+      400,
+      'HPE_INVALID_TRANSFER_ENCODING',
+    ],
+    ['HPE_INVALID_HEADER_TOKEN', 'Invalid header token', 400, 'HPE_INVALID_HEADER_TOKEN'],
+    [undefined, undefined, 400, 'client_error'],
+  ];
+  for (const [code, reason, status, label] of rows) {
+    const a = clientErrorAnswer(code, reason);
+    assert.equal(a.status, status, `${code} ${reason}`);
+    assert.equal(a.reason, label);
+  }
+  assert.equal(
+    clientErrorResponse(clientErrorAnswer('HPE_HEADER_OVERFLOW', undefined)),
+    'HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\nContent-Length: 0\r\n\r\n',
+  );
+});
+
+test('isCrossSiteRequest: safe methods pass; Sec-Fetch-Site decides, else Origin against Host', () => {
+  const rows: [Parameters<typeof isCrossSiteRequest>[0], boolean][] = [
+    [{ method: 'GET', secFetchSite: 'cross-site' }, false],
+    [{ method: 'POST', secFetchSite: 'same-origin' }, false],
+    [{ method: 'POST', secFetchSite: 'none' }, false],
+    [{ method: 'POST', secFetchSite: 'same-site' }, true],
+    [{ method: 'POST', secFetchSite: 'cross-site', origin: 'http://a.test', host: 'a.test' }, true],
+    [{ method: 'POST', origin: 'http://a.test:8091', host: 'a.test:8091' }, false],
+    [{ method: 'POST', origin: 'http://evil.test', host: 'a.test' }, true],
+    [{ method: 'POST', origin: 'null', host: 'a.test' }, true],
+    [{ method: 'POST', origin: 'not a url', host: 'a.test' }, true],
+    [{ method: 'POST', origin: 'http://a.test' }, true],
+    // curl and other tools send neither: not a browser, nothing to forge.
+    [{ method: 'POST', host: 'a.test' }, false],
+  ];
+  for (const [req, crossSite] of rows)
+    assert.equal(isCrossSiteRequest(req), crossSite, JSON.stringify(req));
+});

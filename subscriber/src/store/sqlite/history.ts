@@ -1,0 +1,180 @@
+// History: events (one per change carried out or failed) and catch-ups, with the running totals on
+// the source row updated in the same transaction, and the counters `status` reads.
+import { and, count, desc, eq, inArray, isNotNull, lt, ne, sql } from 'drizzle-orm';
+import * as schema from '../schema.js';
+import {
+  OPEN_INBOX_STATES,
+  type CatchUpReason,
+  type CatchUpRecord,
+  type CatchUpState,
+  type EventRecord,
+  type SourceCounters,
+} from '../repository.js';
+import { StoreQueries, clean, nullify } from './context.js';
+
+export class HistoryQueries extends StoreQueries {
+  async pruneHistory(sourceId: number, before: number): Promise<number> {
+    return this.group.run(() => {
+      const events = this.db
+        .delete(schema.events)
+        .where(and(eq(schema.events.sourceId, sourceId), lt(schema.events.at, before)))
+        .run();
+      const catchUps = this.db
+        .delete(schema.catchups)
+        .where(
+          and(
+            eq(schema.catchups.sourceId, sourceId),
+            ne(schema.catchups.state, 'running'),
+            lt(schema.catchups.startedAt, before),
+          ),
+        )
+        .run();
+      return events.changes + catchUps.changes;
+    });
+  }
+
+  // ---- events
+  async addEvents(sourceId: number, events: readonly EventRecord[]): Promise<void> {
+    if (events.length === 0) return;
+    let applied = 0;
+    let failed = 0;
+    for (const e of events) {
+      if (e.outcome === 'written' || e.outcome === 'deleted') applied++;
+      else if (e.outcome === 'failed') failed++;
+    }
+    await this.group.run(() => {
+      for (let i = 0; i < events.length; i += 200) {
+        this.db
+          .insert(schema.events)
+          .values(
+            events
+              .slice(i, i + 200)
+              .map((e) => ({ sourceId, ...nullify(e) }) as typeof schema.events.$inferInsert),
+          )
+          .run();
+      }
+      if (applied > 0 || failed > 0) {
+        this.db
+          .update(schema.sources)
+          .set({
+            changesApplied: sql`${schema.sources.changesApplied} + ${applied}`,
+            changesFailed: sql`${schema.sources.changesFailed} + ${failed}`,
+          })
+          .where(eq(schema.sources.id, sourceId))
+          .run();
+      }
+    });
+  }
+
+  async recentEvents(sourceId: number, limit: number): Promise<EventRecord[]> {
+    return this.db
+      .select()
+      .from(schema.events)
+      .where(eq(schema.events.sourceId, sourceId))
+      .orderBy(desc(schema.events.id))
+      .limit(limit)
+      .all()
+      .map((r) => {
+        const { id: _i, sourceId: _s, ...rest } = clean(r);
+        return rest as EventRecord;
+      });
+  }
+
+  // ---- catch-ups
+  async startCatchUp(
+    sourceId: number,
+    reason: CatchUpReason,
+    from: string | undefined,
+    to: string | undefined,
+    now: number,
+  ): Promise<number> {
+    return this.group.run(() => {
+      this.db
+        .update(schema.sources)
+        .set({ catchUpCount: sql`${schema.sources.catchUpCount} + 1` })
+        .where(eq(schema.sources.id, sourceId))
+        .run();
+      return this.db
+        .insert(schema.catchups)
+        .values({
+          sourceId,
+          reason,
+          from: from ?? null,
+          to: to ?? null,
+          state: 'running',
+          startedAt: now,
+        })
+        .returning({ id: schema.catchups.id })
+        .get().id;
+    });
+  }
+
+  async finishCatchUp(
+    id: number,
+    patch: {
+      state: CatchUpState;
+      changes?: number;
+      lastError?: string;
+      finishedAt: number;
+      to?: string;
+    },
+  ): Promise<void> {
+    await this.group.run(() =>
+      this.db.update(schema.catchups).set(patch).where(eq(schema.catchups.id, id)).run(),
+    );
+  }
+
+  async lastCatchUp(sourceId: number): Promise<CatchUpRecord | undefined> {
+    const row = this.db
+      .select()
+      .from(schema.catchups)
+      .where(eq(schema.catchups.sourceId, sourceId))
+      .orderBy(desc(schema.catchups.id))
+      .limit(1)
+      .get();
+    return row && (clean(row) as CatchUpRecord);
+  }
+
+  async counters(sourceId: number): Promise<SourceCounters> {
+    const open = this.db
+      .select({ n: count() })
+      .from(schema.inbox)
+      .where(
+        and(
+          eq(schema.inbox.sourceId, sourceId),
+          inArray(schema.inbox.state, [...OPEN_INBOX_STATES]),
+        ),
+      )
+      .get();
+    // Lexical untils of one Source share one format in practice; the daemon computes exact lag itself.
+    const newest = this.db
+      .select({ until: schema.inbox.until })
+      .from(schema.inbox)
+      .where(and(eq(schema.inbox.sourceId, sourceId), isNotNull(schema.inbox.until)))
+      .orderBy(desc(schema.inbox.id))
+      .limit(1)
+      .get();
+    const totals = this.db
+      .select({
+        applied: schema.sources.changesApplied,
+        failed: schema.sources.changesFailed,
+        catchUps: schema.sources.catchUpCount,
+      })
+      .from(schema.sources)
+      .where(eq(schema.sources.id, sourceId))
+      .get();
+    const res = this.db
+      .select({ n: count() })
+      .from(schema.resources)
+      .where(eq(schema.resources.sourceId, sourceId))
+      .get();
+    return {
+      openInbox: open?.n ?? 0,
+      newestUntil: newest?.until ?? undefined,
+      catchUps: totals?.catchUps ?? 0,
+      failedEvents: totals?.failed ?? 0,
+      appliedEvents: totals?.applied ?? 0,
+      resources: res?.n ?? 0,
+    };
+  }
+}
