@@ -1,12 +1,11 @@
 // The hub's options: the programmatic HubOptions (the agreed contract plus optional extras), the
 // validated config-file shape, and their resolution into one HubConfig with every default filled in.
 import { z } from 'zod';
-import { RsnotifyError } from '@rsnotify/shared';
-import { parseDuration } from '@rsnotify/service-kit';
-import type { HubCodesOf } from './errors/index.js';
+import { ConfigError, parseDuration } from '@rsnotify/service-kit';
 import { DEFAULT_LEASE_BOUNDS, type LeaseBounds } from './subscriptions/lease.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './delivery/retry-policy.js';
 import { parseDbLocation } from './store/open.js';
+import { LOG_LEVELS } from '@rsnotify/service-kit';
 
 export interface HubOptions {
   host?: string;
@@ -90,15 +89,9 @@ export const DEFAULT_MAX_CONNECTIONS_PER_CLIENT = 128;
 /** Default poll interval of a bridged Source. */
 export const DEFAULT_BRIDGE_POLL_INTERVAL_MS = 30_000;
 
-export class ConfigError extends RsnotifyError<HubCodesOf<'ConfigError'>> {
-  constructor(message: string, details: Record<string, unknown> = {}) {
-    super('RSN_HUB_CONFIG_INVALID', message, { details });
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError };
 
 const positiveInt = z.number().int().positive();
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** What a config file (JSON or YAML) and the CLI flags may set; same names as HubOptions. */
 export const hubOptionsSchema = z

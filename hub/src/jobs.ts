@@ -58,7 +58,7 @@ export function startHubJobs(d: HubJobDeps): LeaderJobs {
       .then((n) => {
         if (n > 0)
           logger.debug(
-            { event: 'notifications.pruned', count: n },
+            { event: 'notification.pruned', count: n },
             'pruned delivered notifications',
           );
       })

@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RsnotifyError, SHARED_ERRORS, describeError } from '@rsnotify/shared';
 import { HUB_ERRORS } from '../src/errors/index.js';
-import { ConfigError } from '../src/config.js';
 import { UsageError } from '../src/cli.js';
 import { StoreError } from '../src/store/sqlite/index.js';
 import { TenantError } from '../src/tenants/directory.js';
@@ -18,7 +17,6 @@ import { SecretKeyError } from '../src/secrets/index.js';
 import { SERVICE_KIT_ERRORS } from '@rsnotify/service-kit';
 
 const PINNED: Record<string, (code: never) => RsnotifyError | 'outcome'> = {
-  RSN_HUB_CONFIG_INVALID: () => new ConfigError('m'),
   RSN_HUB_USAGE: () => new UsageError('m'),
   RSN_STORE_OPEN_FAILED: (c) => new StoreError(c, 'm'),
   RSN_SOURCE_EXISTS: (c) => new StoreError(c, 'm'),

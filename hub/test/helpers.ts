@@ -125,17 +125,15 @@ export function notificationXml(
   from = '2026-01-01T00:00:00Z',
   until = '2026-01-01T00:00:01Z',
 ): string {
-  const urls = Array.from(
-    { length: n },
-    (_, i) =>
-      `  <url><loc>http://source.test/res/${tag}/${i}</loc><rs:md change="updated" datetime="${from}"/></url>`,
-  ).join('\n');
-  return `<?xml version="1.0" encoding="UTF-8"?>
-<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
-  <rs:md capability="change-notification" from="${from}" until="${until}"/>
-${urls}
-</urlset>
-`;
+  return kit.changeNotificationXml({
+    from,
+    until,
+    entries: Array.from({ length: n }, (_, i) => ({
+      loc: `http://source.test/res/${tag}/${i}`,
+      change: 'updated' as const,
+      datetime: from,
+    })),
+  });
 }
 
 export function linkHeader(topic: string, hub: string, extra = ''): string {

@@ -7,6 +7,10 @@ export const SERVICE_KIT_ERRORS = {
     class: 'WaitTimeoutError',
     meaning: 'a waited-for condition did not hold before the deadline (tests)',
   },
+  RSN_CONFIG_INVALID: {
+    class: 'ConfigError',
+    meaning: 'a configuration value (flag, environment, file) is missing or invalid',
+  },
   // Request-body refusals (body-limit.ts): results the HTTP layer answers with, not thrown.
   RSN_BODY_TOO_LARGE: { class: 'outcome', meaning: 'a request body over the limit (413)' },
   RSN_BODY_UNREADABLE: {

@@ -23,6 +23,33 @@ export {
 } from './db-file.js';
 export { backoff, type BackoffOptions } from './backoff.js';
 export { SERVICE_KIT_ERRORS, WaitTimeoutError, type ServiceKitErrorCode } from './errors.js';
+export {
+  GroupCommit,
+  nextTurn,
+  type FlushScheduler,
+  type GroupCommitOptions,
+} from './group-commit.js';
+export {
+  createEventLogger,
+  LOG_LEVELS,
+  type EventLogger,
+  type LogEventMap,
+  type LogLevelName,
+  type LogLine,
+  type LoggerOptions,
+} from './logger.js';
+export {
+  ConfigError,
+  convertOption,
+  loadConfig,
+  optionKey,
+  readConfigFile,
+  type ConfigInput,
+  type ConfigOption,
+  type ConfigOrigin,
+  type ConfigValueKind,
+  type LoadedConfig,
+} from './config.js';
 export { isCrossSiteRequest, type CrossSiteHeaders } from './cross-site.js';
 export { clientErrorAnswer, clientErrorResponse, type ClientErrorAnswer } from './client-error.js';
 export { redactText } from './redact-text.js';

@@ -5,7 +5,12 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RsnotifyError } from '@rsnotify/shared';
-import { SERVICE_KIT_ERRORS, WaitTimeoutError, type BodyRefusalCode } from '@rsnotify/service-kit';
+import {
+  ConfigError,
+  SERVICE_KIT_ERRORS,
+  WaitTimeoutError,
+  type BodyRefusalCode,
+} from '@rsnotify/service-kit';
 import { waitFor } from '@rsnotify/service-kit/testing';
 
 test('the service-kit catalog lists exactly the pinned codes; waitFor times out with RSN_WAIT_TIMEOUT', async () => {
@@ -13,8 +18,12 @@ test('the service-kit catalog lists exactly the pinned codes; waitFor times out 
     'RSN_BODY_BUDGET_EXHAUSTED',
     'RSN_BODY_TOO_LARGE',
     'RSN_BODY_UNREADABLE',
+    'RSN_CONFIG_INVALID',
     'RSN_WAIT_TIMEOUT',
   ]);
+  const config = new ConfigError('m', { key: 'db', from: 'env' });
+  assert.equal(config.code, 'RSN_CONFIG_INVALID');
+  assert.equal(config.name, SERVICE_KIT_ERRORS.RSN_CONFIG_INVALID.class);
   for (const entry of Object.values(SERVICE_KIT_ERRORS)) assert.ok(entry.meaning.length > 0);
   await assert.rejects(
     waitFor(() => false, { timeoutMs: 50, intervalMs: 5, what: 'never' }),

@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { describeError } from '@rsnotify/shared';
-import { loadConfigFile, type ResolvedConfig } from './config.js';
+import { optionKey } from '@rsnotify/service-kit';
+import { SUBSCRIBER_CONFIG_OPTIONS, loadConfigFile, type ResolvedConfig } from './config.js';
 import { describeAudit } from './audit/index.js';
 import { discoverSource, lookupBridgedChannel, pageFetcherFrom } from './discovery/index.js';
 import { createHttpGetter } from './mirror/index.js';
@@ -65,6 +66,16 @@ async function config(file: string | undefined): Promise<ResolvedConfig> {
   return loadConfigFile(file ?? DEFAULT_CONFIG);
 }
 
+/** The `run` flags really given on the command line, keyed by config-file key. */
+function givenConfigFlags(opts: Record<string, unknown>, cmd: Command): Record<string, unknown> {
+  const flags: Record<string, unknown> = {};
+  for (const o of SUBSCRIBER_CONFIG_OPTIONS) {
+    const key = optionKey(o.flag);
+    if (cmd.getOptionValueSource(key) === 'cli') flags[key] = opts[key];
+  }
+  return flags;
+}
+
 function fail(err: unknown, code = 1): never {
   const e = describeError(err);
   process.stderr.write(`rsnotify-subscriber: ${e.code ? `${e.code}: ` : ''}${e.message}\n`);
@@ -89,12 +100,15 @@ program
   .showHelpAfterError()
   .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
 
-program
+const runCmd = program
   .command('run')
   .description('run the daemon: discover, subscribe, receive, order, catch up, mirror')
   .option('-c, --config <file>', 'YAML or JSON config', DEFAULT_CONFIG)
-  .action(async (opts: { config: string }) => {
-    const cfg = await config(opts.config).catch((err) => fail(err));
+  .action(async (opts: Record<string, unknown> & { config: string }, cmd: Command) => {
+    const cfg = await loadConfigFile(opts.config, {
+      flags: givenConfigFlags(opts, cmd),
+      env: process.env,
+    }).catch((err) => fail(err));
     const logger = createLogger(cfg.logLevel);
     let sub: Awaited<ReturnType<typeof startSubscriber>>;
     try {
@@ -131,6 +145,13 @@ program
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));
   });
+
+// Flag > RSNOTIFY_SUBSCRIBER_* > config file > default, as in the hub (config.ts).
+for (const o of SUBSCRIBER_CONFIG_OPTIONS)
+  runCmd.option(
+    `--${o.flag}${o.placeholder ? ` ${o.placeholder}` : ''}`,
+    `${o.help ?? ''} [env ${o.env ?? '-'}]`,
+  );
 
 program
   .command('status')

@@ -1,20 +1,17 @@
 // The subscriber's configuration: one validated shape (zod) read from YAML or JSON. Relative paths
 // (dataDir, mirrorDir) resolve against the config file's folder, so a service unit and a developer's
 // shell agree on where state lives.
-import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
-import { RsnotifyError } from '@rsnotify/shared';
-import type { SubscriberCodesOf } from './errors/index.js';
+import {
+  ConfigError,
+  loadConfig,
+  parseDuration as parseSharedDuration,
+  type ConfigOption,
+} from '@rsnotify/service-kit';
 
-export class ConfigError extends RsnotifyError<SubscriberCodesOf<'ConfigError'>> {
-  constructor(message: string, details: Record<string, unknown> = {}, cause?: unknown) {
-    super('RSN_CONFIG_INVALID', message, { details, cause });
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError };
 
 /**
  * Start-up check that a directory the daemon writes can be created and written (a regular file in
@@ -36,14 +33,13 @@ export function assertWritableDirectory(key: string, dir: string): void {
   }
 }
 
-const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** `250`, `'250ms'`, `'5s'`, `'2m'`, `'1h'`, `'1d'` -> milliseconds. */
+/** `250`, `'250ms'`, `'5s'`, `'2m'`, `'1h'`, `'1d'` -> milliseconds (the shared syntax); ConfigError otherwise. */
 export function parseDuration(value: number | string): number {
-  if (typeof value === 'number') return value;
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(value);
-  if (!m) throw new ConfigError(`not a duration: ${JSON.stringify(value)}`, { value });
-  return Math.round(Number(m[1]) * UNITS[m[2] ?? 'ms']!);
+  try {
+    return parseSharedDuration(value);
+  } catch (err) {
+    throw new ConfigError((err as Error).message, { value }, err);
+  }
 }
 
 const duration = z.union([z.number().nonnegative(), z.string()]).transform((v, ctx) => {
@@ -177,25 +173,83 @@ export function resolveConfig(input: unknown, baseDir: string = process.cwd()): 
   };
 }
 
-/** Reads a YAML or JSON file (JSON is YAML, so one parser serves both). */
-export async function loadConfigFile(file: string): Promise<ResolvedConfig> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    throw new ConfigError(`cannot read config ${file}`, { file }, err);
-  }
-  let raw: unknown;
-  try {
-    raw = parseYaml(text);
-  } catch (err) {
-    throw new ConfigError(
-      `config ${file} is not valid YAML/JSON: ${(err as Error).message}`,
-      { file },
-      err,
-    );
-  }
-  return resolveConfig(raw, dirname(resolve(file)));
+/**
+ * The top-level options that also come from the command line (`run --NAME`) and the environment
+ * (`RSNOTIFY_SUBSCRIBER_*`); the file key is the flag name in camelCase. Nested sections (`listen`,
+ * `retry`, `sources`, `statusListen`) live in the file only. Defaults are the schema's.
+ */
+export const SUBSCRIBER_CONFIG_OPTIONS: readonly ConfigOption[] = [
+  {
+    flag: 'data-dir',
+    placeholder: '<dir>',
+    kind: 'string',
+    env: 'RSNOTIFY_SUBSCRIBER_DATA_DIR',
+    help: 'state directory (subscriber.db)',
+  },
+  {
+    flag: 'public-url',
+    placeholder: '<url>',
+    kind: 'string',
+    env: 'RSNOTIFY_SUBSCRIBER_PUBLIC_URL',
+    help: 'base of the callback URLs given to hubs',
+  },
+  {
+    flag: 'allow-private-networks',
+    kind: 'bool',
+    env: 'RSNOTIFY_SUBSCRIBER_ALLOW_PRIVATE_NETWORKS',
+    help: 'allow loopback/private addresses (SSRF guard off)',
+  },
+  {
+    flag: 'log-level',
+    placeholder: '<level>',
+    kind: 'string',
+    env: 'RSNOTIFY_SUBSCRIBER_LOG_LEVEL',
+    help: 'fatal|error|warn|info|debug|trace|silent (default info)',
+  },
+  {
+    flag: 'max-notification-bytes',
+    placeholder: '<bytes>',
+    kind: 'int',
+    env: 'RSNOTIFY_SUBSCRIBER_MAX_NOTIFICATION_BYTES',
+    help: 'larger deliveries get 413 (default 10 MiB)',
+  },
+  {
+    flag: 'verification-timeout',
+    placeholder: '<duration>',
+    kind: 'duration',
+    env: 'RSNOTIFY_SUBSCRIBER_VERIFICATION_TIMEOUT',
+    help: 'retry a subscription the hub does not verify in this time (default 2m)',
+  },
+  {
+    flag: 'status-token',
+    placeholder: '<token>',
+    kind: 'string',
+    env: 'RSNOTIFY_SUBSCRIBER_STATUS_TOKEN',
+    help: 'bearer token for /status (prefer the environment variable)',
+  },
+];
+
+export interface SubscriberConfigSources {
+  /** Values of the `run` flags really given, keyed by file key (camelCase). */
+  readonly flags?: Readonly<Record<string, unknown>>;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly warn?: (line: string) => void;
+}
+
+/**
+ * Reads a YAML or JSON file (JSON is YAML, so one parser serves both) and applies flag >
+ * environment > file > default through the shared loader. Relative paths from the file resolve
+ * against its folder; a data directory from a flag or the environment against the working directory.
+ */
+export async function loadConfigFile(
+  file: string,
+  sources: SubscriberConfigSources = { env: process.env },
+): Promise<ResolvedConfig> {
+  const loaded = loadConfig(SUBSCRIBER_CONFIG_OPTIONS, { ...sources, file });
+  const merged: Record<string, unknown> = { ...loaded.rest, ...loaded.values };
+  if (typeof merged.dataDir === 'string' && loaded.origins.dataDir !== 'file')
+    merged.dataDir = resolve(merged.dataDir);
+  return resolveConfig(merged, dirname(resolve(file)));
 }
 
 /** The base URL callbacks are built on, given the port actually bound. */

@@ -8,14 +8,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RsnotifyError, SHARED_ERRORS, describeError } from '@rsnotify/shared';
 import { StoreError, SUBSCRIBER_ERRORS, SubscriberError } from '../src/errors/index.js';
-import { ConfigError } from '../src/config.js';
 import { BaselineError } from '../src/baseline/resource-list.js';
 import { CatchUpError } from '../src/catchup/index.js';
 import { MirrorError } from '../src/mirror/errors.js';
 import { SERVICE_KIT_ERRORS } from '@rsnotify/service-kit';
 
 const PINNED: Record<string, (code: never) => RsnotifyError | 'outcome'> = {
-  RSN_CONFIG_INVALID: () => new ConfigError('m'),
   RSN_BASELINE_HTTP_STATUS: (c) => new BaselineError(c, 'm', {}),
   RSN_BASELINE_NOT_RESOURCELIST: (c) => new BaselineError(c, 'm', {}),
   RSN_BASELINE_NO_AT: (c) => new BaselineError(c, 'm', {}),

@@ -1,6 +1,7 @@
 // Subscriber-side WebSub tests for the callback endpoint, over real HTTP with a real SQLite store.
 // The "hub" here is the test itself speaking HTTP: it needs to send cases a real hub never sends
 // (wrong signature, no signature, verification for the wrong topic).
+import { changeNotificationXml } from '@rsnotify/service-kit/testing';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -92,8 +93,11 @@ async function setup(
   return { repo, file, base, delivered, changed, metrics, addSub, get, post };
 }
 
-const PAYLOAD =
-  '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/"><rs:md capability="change-notification" from="2020-01-01T00:00:00Z" until="2020-01-01T00:00:01Z"/></urlset>';
+const PAYLOAD = changeNotificationXml({
+  from: '2020-01-01T00:00:00Z',
+  until: '2020-01-01T00:00:01Z',
+  entries: [],
+});
 
 test('WS-8: a pending subscribe is confirmed with exactly the challenge as text/plain', async (t) => {
   const h = await setup(t);

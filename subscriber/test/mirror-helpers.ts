@@ -1,6 +1,7 @@
 // Test helpers for the DATA tests (mirror-*, catchup-*, baseline-*, audit-*): a fake Source that
 // speaks real HTTP on 127.0.0.1 (a party outside the project, so a fake is allowed), and an in-memory
 // ResourceStateStore (the real one is the daemon's SQLite store; the interface is all the mirror sees).
+import { resourceSyncXml } from '@rsnotify/service-kit/testing';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { computeHashList, formatHashList } from '@rsnotify/shared';
@@ -129,17 +130,14 @@ export function resourceList(
   at: string,
   items: { path: string; body: string; hash?: string }[],
 ): string {
-  const urls = items
-    .map((i) => {
+  return resourceSyncXml({
+    capability: 'resourcelist',
+    md: { at },
+    links: [{ rel: 'up', href: `${base}/capabilitylist.xml` }],
+    entries: items.map((i) => {
       const bytes = Buffer.from(i.body);
       const hash = i.hash ?? formatHashList(computeHashList(bytes, ['md5', 'sha-256']));
-      return `<url><loc>${base}${i.path}</loc><rs:md hash="${hash}" length="${bytes.length}"/></url>`;
-    })
-    .join('\n');
-  return `<?xml version="1.0" encoding="UTF-8"?>
-<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
-<rs:ln rel="up" href="${base}/capabilitylist.xml"/>
-<rs:md capability="resourcelist" at="${at}"/>
-${urls}
-</urlset>`;
+      return { loc: `${base}${i.path}`, hash, length: bytes.length };
+    }),
+  });
 }

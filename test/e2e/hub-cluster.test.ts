@@ -3,6 +3,7 @@
 // killed with -9 mid fan-out. Promise 1 across the takeover: every notification answered 200 reaches
 // every subscription (0 lost), in publish order per subscription (0 order violations); duplicates
 // (re-sent after the takeover, at-least-once) are counted and reported.
+import { changeNotificationXml } from '@rsnotify/service-kit/testing';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -20,12 +21,13 @@ const TOPICS = 4;
 const PER_TOPIC = 500;
 
 function notification(tag: string): string {
-  return `<?xml version="1.0" encoding="UTF-8"?>
-<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
-  <rs:md capability="change-notification" from="2026-01-01T00:00:00Z" until="2026-01-01T00:00:01Z"/>
-  <url><loc>http://source.test/res/${tag}</loc><rs:md change="updated" datetime="2026-01-01T00:00:00Z"/></url>
-</urlset>
-`;
+  return changeNotificationXml({
+    from: '2026-01-01T00:00:00Z',
+    until: '2026-01-01T00:00:01Z',
+    entries: [
+      { loc: `http://source.test/res/${tag}`, change: 'updated', datetime: '2026-01-01T00:00:00Z' },
+    ],
+  });
 }
 
 interface Hub {

@@ -4,7 +4,6 @@
 import type { CodesOf, ErrorCatalog } from '@rsnotify/shared';
 
 export const HUB_ERRORS = {
-  RSN_HUB_CONFIG_INVALID: { class: 'ConfigError', meaning: 'a hub option is missing or invalid' },
   RSN_HUB_USAGE: { class: 'UsageError', meaning: 'a command line that the CLI cannot run' },
   RSN_STORE_OPEN_FAILED: { class: 'StoreError', meaning: 'the hub database cannot be opened' },
   RSN_SOURCE_EXISTS: { class: 'StoreError', meaning: 'a Source with that name exists already' },

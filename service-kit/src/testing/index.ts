@@ -70,3 +70,13 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
     });
   });
 }
+export { readmeLogEvents } from './readme.js';
+export {
+  changeNotificationXml,
+  fixtureDocument,
+  resourceSyncXml,
+  type FixtureDocument,
+  type FixtureEntry,
+  type FixtureLink,
+  type FixtureMetadata,
+} from './resourcesync.js';

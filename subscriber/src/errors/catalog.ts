@@ -4,7 +4,6 @@
 import type { CodesOf, ErrorCatalog } from '@rsnotify/shared';
 
 export const SUBSCRIBER_ERRORS = {
-  RSN_CONFIG_INVALID: { class: 'ConfigError', meaning: 'the config file or an option is invalid' },
   RSN_BASELINE_HTTP_STATUS: {
     class: 'BaselineError',
     meaning: 'the Resource List answered a non-2xx status',

@@ -4,7 +4,7 @@
 // logged and never blocks or undoes mirroring.
 import { execFile } from 'node:child_process';
 import { request, type Dispatcher } from 'undici';
-import type { Logger } from 'pino';
+import type { Logger } from '../observability/index.js';
 import { checkOutboundUrl, type OutboundPolicy } from '@rsnotify/shared';
 import type { HookConfig } from '../config.js';
 

@@ -11,7 +11,7 @@ import {
   UNREAD_BODY_DRAIN,
   type BodyRead,
 } from '@rsnotify/service-kit';
-import type { Logger } from 'pino';
+import type { Logger } from '../observability/index.js';
 import type { SubscriberMetrics } from '../observability/index.js';
 import type { SubscriberRepository, SubscriptionRecord } from '../store/repository.js';
 import {

@@ -1,35 +1,28 @@
 // observability/: the JSON logger (one event per line, stable `event` names, secrets redacted) and
 // the Prometheus metrics of the subscriber.
-import pino, { type Logger } from 'pino';
-import { CALLBACK_LOG_SERIALIZERS } from '@rsnotify/service-kit';
+import type { DestinationStream } from 'pino';
+import { createEventLogger, type EventLogger } from '@rsnotify/service-kit';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { SubscriberLogEvents } from './log-events.js';
 
-export type { Logger } from 'pino';
+export type Logger = EventLogger<SubscriberLogEvents>;
+export {
+  SUBSCRIBER_LOG_EVENTS,
+  type SubscriberLogEvent,
+  type SubscriberLogEvents,
+} from './log-events.js';
 
-export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino(
-    {
-      level,
-      base: { service: 'rsnotify-subscriber' },
-      timestamp: pino.stdTimeFunctions.isoTime,
-      // Tokens are capabilities (WS-5) and secrets sign deliveries: never in a log line. A callback
-      // URL shows its origin and a hash of its path (the token), as in the hub's logs.
-      redact: {
-        paths: [
-          'secret',
-          'token',
-          'callbackToken',
-          '*.secret',
-          '*.token',
-          '*.callbackToken',
-          'headers["x-hub-signature"]',
-        ],
-        censor: '[redacted]',
-      },
-      serializers: { ...CALLBACK_LOG_SERIALIZERS },
-    },
-    destination ?? pino.destination({ dest: 1, sync: false }),
-  );
+/**
+ * The shared factory and message policy of @rsnotify/service-kit. Besides the fields censored in
+ * both daemons, callback tokens (capabilities, WS-5) and the delivery signature header never appear.
+ */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  return createEventLogger<SubscriberLogEvents>({
+    service: 'rsnotify-subscriber',
+    level,
+    destination,
+    redact: ['callbackToken', '*.callbackToken', 'headers["x-hub-signature"]'],
+  });
 }
 
 export interface SubscriberMetrics {

@@ -4,7 +4,7 @@
 // answered here from the server's 'clientError' event, as the hub does.
 import type { Server } from 'node:http';
 import { clientErrorAnswer, clientErrorResponse } from '@rsnotify/service-kit';
-import type { Logger } from 'pino';
+import type { Logger } from './index.js';
 import type { Counter } from 'prom-client';
 
 /** The metric every refusal goes to (rsnotify_subscriber_requests_rejected_total). */

@@ -61,7 +61,7 @@ export class Lane {
   constructor(
     private readonly log: Logger,
     private readonly isClosed: () => boolean,
-    private readonly event = 'runner.error',
+    private readonly event: 'runner.error' | 'subscription.error' = 'runner.error',
   ) {}
 
   enqueue(fn: () => Promise<void>): void {

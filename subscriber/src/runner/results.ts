@@ -82,7 +82,15 @@ export async function supersedeOutdated(
   );
 }
 
-function failureEvent(r: ApplyResult, kind: FailureKind): string {
+function failureEvent(
+  r: ApplyResult,
+  kind: FailureKind,
+):
+  | 'mirror.path_refused'
+  | 'mirror.resource_gone'
+  | 'mirror.hash_mismatch'
+  | 'mirror.length_mismatch'
+  | 'mirror.apply_failed' {
   if (kind === 'refused') return 'mirror.path_refused';
   if (kind === 'gone') return 'mirror.resource_gone';
   if (r.error?.code === 'RSN_HASH_MISMATCH') return 'mirror.hash_mismatch';

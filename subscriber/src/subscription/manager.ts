@@ -1,7 +1,7 @@
 // The I/O shell around the lifecycle: carries out a plan's actions for one source (store first, then
 // the hub POST, WS-7) and reports what happened as log events.
 import type { Dispatcher } from 'undici';
-import type { Logger } from 'pino';
+import type { Logger } from '../observability/index.js';
 import type { OutboundPolicy } from '@rsnotify/shared';
 import type { SubscriberRepository, SubscriptionRecord } from '../store/index.js';
 import { newCallbackToken, newSecret, sendHubRequest, type HubOutcome } from './hub-client.js';
@@ -110,7 +110,7 @@ export async function unsubscribe(
     deps.outbound,
   );
   const log = {
-    event: 'subscription.unsubscribe_requested',
+    event: 'subscription.unsubscribe_requested' as const,
     subscriptionId: sub.id,
     hub: sub.hub,
     topic: sub.topic,

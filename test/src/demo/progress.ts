@@ -2,6 +2,10 @@
 // otherwise (logs, CI, `| tee`). Pure formatting; the caller owns the timer.
 import { compareDateTime, parseDateTime } from '@rsnotify/shared';
 
+/**
+ * What the progress line shows. Every count is this run's (a rerun resumes a stored mirror: its
+ * earlier totals are subtracted); `lagMs` and the positions are the current state.
+ */
 export interface DemoCounters {
   changesPublished: number;
   notificationsPosted: number;
@@ -9,19 +13,45 @@ export interface DemoCounters {
   changesApplied: number;
   lagMs: number | undefined;
   catchUps: number;
-  errors: number;
+  /**
+   * Changes whose apply failed (a fetch, or a hash/length check against a resource that had moved
+   * on). Not necessarily lost: a later change or a catch-up repairs them, which the audit proves.
+   */
+  changesFailed: number;
+  /** Deliveries answered 2xx but ignored because their signature did not verify (WS-15). */
+  deliveriesIgnored: number;
+  /** The demo's own failures to publish a batch of changes (real errors). */
+  publishErrors: number;
   syncedUntil: string | undefined;
   sourceUntil: string | undefined;
+}
+
+/** The subscriber's running totals for the mirror (all runs on this data directory). */
+export interface DemoTotals {
+  changesApplied: number;
+  changesFailed: number;
+  deliveriesIgnored: number;
+  catchUps: number;
 }
 
 export function formatProgress(c: DemoCounters, elapsedMs: number): string {
   const lag = c.lagMs === undefined ? '-' : `${Math.round(c.lagMs)} ms`;
   const synced = reachedUntil(c.syncedUntil, c.sourceUntil) ? 'in step' : 'behind';
   return (
-    `t=${(elapsedMs / 1000).toFixed(0).padStart(4)}s  published ${String(c.changesPublished).padStart(6)} changes` +
+    `t=${(elapsedMs / 1000).toFixed(0).padStart(4)}s  this run: published ${String(c.changesPublished).padStart(6)} changes` +
     ` in ${String(c.notificationsPosted).padStart(5)} notifications | delivered ${String(c.notificationsDelivered).padStart(5)}` +
     ` | applied ${String(c.changesApplied).padStart(6)} | lag ${lag.padStart(7)} | catch-ups ${c.catchUps}` +
-    ` | errors ${c.errors} | ${synced}`
+    ` | failed applies ${c.changesFailed} | ignored deliveries (bad signature) ${c.deliveriesIgnored}` +
+    ` | publish errors ${c.publishErrors} | ${synced}`
+  );
+}
+
+/** The closing line: totals since the data directory was created, labelled as such. */
+export function formatTotals(t: DemoTotals): string {
+  return (
+    `totals of this data directory (all runs): applied ${t.changesApplied} changes, ` +
+    `${t.catchUps} catch-ups, ${t.changesFailed} failed applies, ` +
+    `${t.deliveriesIgnored} ignored deliveries (bad signature)`
   );
 }
 

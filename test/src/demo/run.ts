@@ -9,7 +9,14 @@ import { startHub, type RunningHub } from '@rsnotify/hub';
 import { startSubscriber, type RunningSubscriber } from '@rsnotify/subscriber';
 import { diffMirror, isIdentical, type MirrorDiff } from '../harness/index.js';
 import { startSourceSimulator, type SourceSimulator } from '../source-simulator/index.js';
-import { ProgressLine, formatProgress, reachedUntil, type DemoCounters } from './progress.js';
+import {
+  ProgressLine,
+  formatProgress,
+  formatTotals,
+  reachedUntil,
+  type DemoCounters,
+  type DemoTotals,
+} from './progress.js';
 
 export interface DemoOptions {
   dataDir: string;
@@ -51,6 +58,22 @@ async function deliveredCount(hubUrl: string): Promise<number> {
   } catch {
     return 0;
   }
+}
+
+type StatusRow = Awaited<ReturnType<RunningSubscriber['status']>>[number];
+
+/**
+ * The subscriber's running totals. Its status `errors` is failed changes plus ignored deliveries
+ * (two different things, neither a crash): the demo shows them apart, under their own names.
+ */
+function totalsOf(st: StatusRow | undefined): DemoTotals {
+  if (!st) return { changesApplied: 0, changesFailed: 0, deliveriesIgnored: 0, catchUps: 0 };
+  return {
+    changesApplied: st.changesApplied,
+    changesFailed: Math.max(0, st.errors - st.ignoredDeliveries),
+    deliveriesIgnored: st.ignoredDeliveries,
+    catchUps: st.catchUps,
+  };
 }
 
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
@@ -124,14 +147,18 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     changesApplied: 0,
     lagMs: undefined,
     catchUps: 0,
-    errors: 0,
+    changesFailed: 0,
+    deliveriesIgnored: 0,
+    publishErrors: 0,
     syncedUntil: undefined,
     sourceUntil: undefined,
   };
   const progress = new ProgressLine(options.out);
   const started = Date.now();
-  // A rerun resumes a stored mirror: show what this run applied, like the other counters.
-  const appliedBefore = (await subscriber.status())[0]?.changesApplied ?? 0;
+  // A rerun resumes a stored mirror: the progress line shows this run's counts, so the subscriber's
+  // running totals at start are subtracted; the totals are printed, labelled, at the end.
+  const before = totalsOf((await subscriber.status())[0]);
+  let totals = before;
   const deliveredBefore = await deliveredCount(hub.url);
   let stopping = false;
   let stopRequested: () => void = () => {};
@@ -149,11 +176,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const refresh = async () => {
     const [st] = await subscriber.status();
     if (st) {
+      totals = totalsOf(st);
       counters.lagMs = st.lagMs;
-      counters.catchUps = st.catchUps ?? 0;
-      counters.errors = st.errors ?? 0;
       counters.syncedUntil = st.syncedUntil;
-      counters.changesApplied = st.changesApplied - appliedBefore;
+      counters.changesApplied = totals.changesApplied - before.changesApplied;
+      counters.catchUps = totals.catchUps - before.catchUps;
+      counters.changesFailed = totals.changesFailed - before.changesFailed;
+      counters.deliveriesIgnored = totals.deliveriesIgnored - before.deliveriesIgnored;
     }
     counters.sourceUntil = sim.lastUntil();
     counters.notificationsDelivered = (await deliveredCount(hub.url)) - deliveredBefore;
@@ -170,7 +199,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       if (n > 0) {
         budget -= Math.min(budget, n);
         await sim.changeBatch(n).catch(() => {
-          counters.errors++;
+          counters.publishErrors++;
         });
         counters.changesPublished += n;
         counters.notificationsPosted++;
@@ -217,6 +246,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       ? `audit: mirror equals the Source, ${audit.checked} resources byte for byte, no extra files`
       : `audit: ${audit.missing.length} missing, ${audit.different.length} different of ${audit.checked}, ${audit.extra.length} extra (first: ${[...audit.missing, ...audit.different, ...audit.extra].slice(0, 3).join(', ')})`,
   );
+  say(formatTotals(totals));
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
   await subscriber.close();

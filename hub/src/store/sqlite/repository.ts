@@ -4,6 +4,8 @@
 import type Database from 'better-sqlite3';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { and, asc, eq } from 'drizzle-orm';
+import { GroupCommit } from '@rsnotify/service-kit';
+import { StoreError } from '../errors.js';
 import { toSubscription } from '../rows.js';
 import * as schema from '../schema.js';
 import type {
@@ -45,11 +47,7 @@ export class SqliteRepository implements HubRepository {
     batch: readonly NewNotification[],
   ) => { topicId: number; seq: number }[];
   private readonly dataVersion: Database.Statement<[]>;
-  private pendingAppends: {
-    n: NewNotification;
-    resolve: (r: { topicId: number; seq: number }) => void;
-    reject: (e: unknown) => void;
-  }[] = [];
+  private readonly appends: GroupCommit<NewNotification, { topicId: number; seq: number }>;
   private readonly cursorsTx: (updates: readonly CursorUpdate[], now: number) => void;
   private readonly ctx: SqliteContext;
 
@@ -78,6 +76,10 @@ export class SqliteRepository implements HubRepository {
       'INSERT INTO given_up (subscription_id, topic_id, callback, seq, reason, at) VALUES (?, ?, ?, ?, ?, ?)',
     );
     this.dataVersion = sqlite.prepare('PRAGMA data_version').pluck() as Database.Statement<[]>;
+    this.appends = new GroupCommit({
+      commit: (batch) => this.appendTx(batch),
+      closedError: () => new StoreError('RSN_STORE_UNAVAILABLE', 'the hub database is closed'),
+    });
     this.appendTx = sqlite.transaction((batch: readonly NewNotification[]) =>
       batch.map((n) => {
         const topicId = this.ensureTopic(n.topicUrl, n.receivedAt);
@@ -160,29 +162,7 @@ export class SqliteRepository implements HubRepository {
    * the batch is arrival order, so seq order is still publish order per topic.
    */
   appendNotification(n: NewNotification): Promise<{ topicId: number; seq: number }> {
-    return new Promise((resolve, reject) => {
-      this.pendingAppends.push({ n, resolve, reject });
-      if (this.pendingAppends.length === 1) setImmediate(() => this.flushAppends());
-    });
-  }
-
-  private flushAppends(): void {
-    const batch = this.pendingAppends;
-    if (batch.length === 0) return;
-    this.pendingAppends = [];
-    try {
-      const results = this.appendTx(batch.map((b) => b.n));
-      for (let i = 0; i < batch.length; i++) batch[i]!.resolve(results[i]!);
-    } catch {
-      // One bad row must not fail its neighbours: retry them one transaction each.
-      for (const b of batch) {
-        try {
-          b.resolve(this.appendTx([b.n])[0]!);
-        } catch (err) {
-          b.reject(err);
-        }
-      }
-    }
+    return this.appends.submit(n);
   }
 
   async getNotification(topicId: number, seq: number): Promise<StoredNotification | undefined> {
@@ -361,7 +341,7 @@ export class SqliteRepository implements HubRepository {
   }
 
   close(): void {
-    if (this.sqlite.open) this.flushAppends();
+    if (this.sqlite.open) this.appends.close();
     if (this.sqlite.open) this.sqlite.close();
   }
 }

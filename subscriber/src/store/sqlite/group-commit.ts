@@ -1,69 +1,48 @@
-// Group commit: writes queued within one event-loop turn share one transaction, so one fsync makes a
-// burst of deliveries durable instead of one fsync each. Only batches holding a durable write (an
-// inbox row, promise 2) run with synchronous=FULL; everything else (positions, states, resource rows:
-// all recomputable by replaying the inbox, which is idempotent) commits with NORMAL, which in WAL mode
-// survives a process crash and skips the fsync. A failing write is isolated by re-running the batch
-// one by one, so one bad row never fails its neighbours.
+// Group commit (the shared helper of @rsnotify/service-kit) for the subscriber's SQLite store:
+// writes queued within one event-loop turn share one transaction, so one fsync makes a burst of
+// deliveries durable instead of one fsync each. Only batches holding a durable write (an inbox row,
+// promise 2) run with synchronous=FULL; everything else (positions, states, resource rows: all
+// recomputable by replaying the inbox, which is idempotent) commits with NORMAL, which in WAL mode
+// survives a process crash and skips the fsync. A failing write is isolated by the helper.
 import type Database from 'better-sqlite3';
+import { GroupCommit as SharedGroupCommit } from '@rsnotify/service-kit';
 import { StoreError } from '../../errors/index.js';
 
-interface Pending {
-  run: () => unknown;
-  durable: boolean;
-  resolve: (v: unknown) => void;
-  reject: (e: unknown) => void;
+interface Write {
+  readonly run: () => unknown;
+  readonly durable: boolean;
 }
 
 export class GroupCommit {
-  private queue: Pending[] = [];
-  private scheduled = false;
-  private closed = false;
+  private readonly group: SharedGroupCommit<Write, unknown>;
   /** The connection's current synchronous setting (starts at what the store opened with). */
   private full = true;
 
-  constructor(private readonly sqlite: Database.Database) {}
-
-  run<T>(fn: () => T, durable = false): Promise<T> {
-    if (this.closed) return Promise.reject(new StoreError('RSN_STORE_CLOSED', 'store closed'));
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push({ run: fn, durable, resolve: resolve as (v: unknown) => void, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
+  constructor(private readonly sqlite: Database.Database) {
+    this.group = new SharedGroupCommit<Write, unknown>({
+      commit: (batch) => this.commit(batch),
+      closedError: () => new StoreError('RSN_STORE_CLOSED', 'store closed'),
     });
   }
 
-  flush(): void {
-    this.scheduled = false;
-    const batch = this.queue;
-    this.queue = [];
-    if (batch.length === 0) return;
-    const durable = batch.some((p) => p.durable);
+  run<T>(fn: () => T, durable = false): Promise<T> {
+    return this.group.submit({ run: fn, durable }) as Promise<T>;
+  }
+
+  private commit(batch: readonly Write[]): unknown[] {
+    const durable = batch.some((w) => w.durable);
     if (durable !== this.full) {
       this.sqlite.pragma(`synchronous = ${durable ? 'FULL' : 'NORMAL'}`);
       this.full = durable;
     }
-    const results: unknown[] = [];
-    try {
-      this.sqlite.transaction(() => {
-        for (const p of batch) results.push(p.run());
-      })();
-    } catch {
-      for (const p of batch) {
-        try {
-          p.resolve(this.sqlite.transaction(p.run)());
-        } catch (err) {
-          p.reject(err);
-        }
-      }
-      return;
-    }
-    batch.forEach((p, i) => p.resolve(results[i]));
+    return this.sqlite.transaction(() => batch.map((w) => w.run()))();
+  }
+
+  flush(): void {
+    this.group.flush();
   }
 
   close(): void {
-    this.flush();
-    this.closed = true;
+    this.group.close();
   }
 }
