@@ -1,8 +1,7 @@
-// The delivery scheduler: one cursor per subscription. A subscription is due
-// when its cursor is behind its topic's last seq and its next attempt time has come. At most one
-// delivery per subscription is in flight, which keeps publish order per subscriber (M-3) and makes a
-// slow callback hold only its own slot; a global limit bounds the total. Cursor moves are written
-// in batches (cursor-writer.ts); a crash replays from the last written cursor (at-least-once, promise 1).
+// The delivery scheduler: one cursor per subscription, due when behind its topic's last seq and its
+// next attempt time has come. At most one delivery per subscription is in flight (publish order per
+// subscriber, M-3; a slow callback holds only its own slot); a global limit bounds the total. Cursor
+// moves are written in batches (cursor-writer.ts); a crash replays from the last written cursor.
 import type { HubMetrics, Logger } from '../observability/index.js';
 import type { StoredNotification, Subscription } from '../store/index.js';
 import type { DeliveryStore } from './delivery-store.js';
@@ -15,17 +14,11 @@ import {
   createDeliveryBudget,
   type OriginBudget,
   type OriginBudgetOptions,
-  type OriginSlot,
 } from './origin-budget.js';
+import type { OriginSlot } from './origin-budget.js';
 import { CursorWriter } from './cursor-writer.js';
-import {
-  cursorOf,
-  deliveryHeaders,
-  subStateOf,
-  topicState,
-  type SubState,
-  type TopicState,
-} from './subscription-state.js';
+import { cursorOf, deliveryHeaders, subStateOf, topicState } from './subscription-state.js';
+import type { SubState, TopicState } from './subscription-state.js';
 
 export interface SchedulerDeps {
   readonly store: DeliveryStore;

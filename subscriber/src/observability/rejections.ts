@@ -3,9 +3,11 @@
 // came too slowly: 408; a transfer coding we do not implement: 501) never reaches the app, so it is
 // answered here from the server's 'clientError' event, as the hub does.
 import type { Server } from 'node:http';
-import { clientErrorAnswer, clientErrorResponse } from '@rsnotify/service-kit';
-import type { Logger } from './index.js';
+import { clientErrorAnswer, clientErrorResponse, type EventLogger } from '@rsnotify/service-kit';
+import type { SubscriberLogEvents } from './log-events.js';
 import type { Counter } from 'prom-client';
+
+type Logger = EventLogger<SubscriberLogEvents>;
 
 /** The metric every refusal goes to (rsnotify_subscriber_requests_rejected_total). */
 export interface RejectionMetrics {
