@@ -311,16 +311,15 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
   });
   const port = (server.address() as AddressInfo).port;
   url = resolvePublicUrl(config, port);
-  // SQLite: other processes' commits (a deleted subscription, `source add --poll`) noticed within
-  // a second. PostgreSQL processes hear of each other's changes through LISTEN (cluster/).
-  const externalChanges = pgStore
-    ? undefined
-    : watchExternalChanges({
-        store,
-        deliveries,
-        logger,
-        refreshBridge: () => bridge.refresh(),
-      });
+  // Other processes' commits (a deleted subscription, a bridged Source added or removed) noticed
+  // within a second: SQLite's data_version; PostgreSQL's marker moves on each Source change heard
+  // through LISTEN (its subscriptions are followed by the cluster coordinator as well).
+  const externalChanges = watchExternalChanges({
+    store,
+    deliveries,
+    logger,
+    refreshBridge: () => bridge.refresh(),
+  });
   for (const b of config.bridge.sources)
     await bridge.add(b.name, b.poll, b.intervalMs, { ensure: true });
   await bridge.start({ poll: bridgeJobs.poll });
@@ -373,7 +372,7 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
         accepting = false;
         const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        externalChanges?.stop();
+        externalChanges.stop();
         await bridge.close();
         await Promise.all([soleJobs?.stop(), leader?.close(), deliveries.close()]);
         // Claims go back only after the cursors are saved, so the next owner starts where this one stopped.
