@@ -43,17 +43,7 @@ module.exports = {
       comment: 'No cycles between concept folders.',
       severity: 'error',
       scope: 'folder',
-      from: { path: '^(service-kit|hub|subscriber)/src/' },
-      to: { circular: true },
-    },
-    {
-      name: 'no-folder-cycles-shared',
-      // A warning until shared/'s documents/ <-> xml/ cycle is broken: folder-level findings cannot
-      // be listed as known violations. Make it part of the rule above once deps:check shows none.
-      comment: 'No cycles between concept folders (shared/).',
-      severity: 'warn',
-      scope: 'folder',
-      from: { path: '^shared/src/' },
+      from: { path: '^(shared|service-kit|hub|subscriber)/src/' },
       to: { circular: true },
     },
     {

@@ -4,6 +4,8 @@
 // slow responses) to check how the bridge treats a Source.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ChangeType } from '@rsnotify/shared';
+import { resourceSyncXml } from '@rsnotify/service-kit/testing';
 
 export interface SourceRequest {
   readonly path: string;
@@ -19,7 +21,7 @@ type Script = (
 
 export class FakeSource {
   readonly requests: SourceRequest[] = [];
-  readonly entries: { uri: string; time: string; change: string }[] = [];
+  readonly entries: { uri: string; time: string; change: ChangeType }[] = [];
   /** Answers that replace the normal ones while set (return undefined to serve normally). */
   script: Script | undefined;
   inFlight = 0;
@@ -41,7 +43,7 @@ export class FakeSource {
   }
 
   /** Appends a change to the open list, at the current time unless given. */
-  add(uri: string, time = new Date().toISOString(), change = 'updated'): void {
+  add(uri: string, time = new Date().toISOString(), change: ChangeType = 'updated'): void {
     this.entries.push({ uri: `${this.baseUrl}/r/${uri}`, time, change });
     this.revision++;
   }
@@ -51,25 +53,33 @@ export class FakeSource {
   }
 
   private body(path: string): string | undefined {
-    const head = '<?xml version="1.0" encoding="UTF-8"?>\n';
-    const ns =
-      'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/"';
+    const loc = (p: string, capability: string) => ({ loc: `${this.baseUrl}${p}`, capability });
     if (path === '/.well-known/resourcesync') {
-      return `${head}<urlset ${ns}><rs:md capability="description"/><url><loc>${this.baseUrl}/capabilitylist.xml</loc><rs:md capability="capabilitylist"/></url></urlset>`;
+      return resourceSyncXml({
+        capability: 'description',
+        entries: [loc('/capabilitylist.xml', 'capabilitylist')],
+      });
     }
     if (path === '/capabilitylist.xml') {
-      return `${head}<urlset ${ns}><rs:md capability="capabilitylist"/><url><loc>${this.baseUrl}/resourcelist.xml</loc><rs:md capability="resourcelist"/></url><url><loc>${this.baseUrl}/changelist.xml</loc><rs:md capability="changelist"/></url></urlset>`;
+      return resourceSyncXml({
+        capability: 'capabilitylist',
+        entries: [loc('/resourcelist.xml', 'resourcelist'), loc('/changelist.xml', 'changelist')],
+      });
     }
     if (path === '/changelist.xml') {
-      return `${head}<sitemapindex ${ns}><rs:md capability="changelist" from="${this.from}"/><sitemap><loc>${this.baseUrl}/changelist/1.xml</loc><rs:md capability="changelist" from="${this.from}"/></sitemap></sitemapindex>`;
+      return resourceSyncXml({
+        capability: 'changelist',
+        root: 'sitemapindex',
+        md: { from: this.from },
+        entries: [{ ...loc('/changelist/1.xml', 'changelist'), from: this.from }],
+      });
     }
     if (path === '/changelist/1.xml') {
-      const urls = this.entries
-        .map(
-          (e) => `<url><loc>${e.uri}</loc><rs:md change="${e.change}" datetime="${e.time}"/></url>`,
-        )
-        .join('');
-      return `${head}<urlset ${ns}><rs:md capability="changelist" from="${this.from}"/>${urls}</urlset>`;
+      return resourceSyncXml({
+        capability: 'changelist',
+        md: { from: this.from },
+        entries: this.entries.map((e) => ({ loc: e.uri, change: e.change, datetime: e.time })),
+      });
     }
     return undefined;
   }

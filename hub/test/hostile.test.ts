@@ -31,6 +31,7 @@ interface PublishRow {
 }
 
 // Publish payloads (RT-7: a malformed payload is a 400; RS codes in the log and metric).
+// Written raw on purpose: each is hostile or malformed bytes that no serializer would produce.
 const PUBLISH_ROWS: PublishRow[] = [
   {
     covers: 'probe: 30,000-deep nesting stalled the event loop 6 s (RS_XML_TOO_DEEP)',

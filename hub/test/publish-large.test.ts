@@ -9,6 +9,7 @@ import { get, hubFor, linkHeader, publish, receiverFor, subscribe, waitFor } fro
 
 const TOPIC = 'http://source.test/changes';
 const MAX_BODY = 16 * 1024 * 1024;
+// Raw on purpose: the payload is sized to the byte, so its head and tail are fixed strings.
 const HEAD =
   '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">' +
   '<rs:md capability="change-notification" from="2026-01-01T00:00:00Z" until="2026-01-01T00:00:01Z"/>';

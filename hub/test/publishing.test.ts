@@ -76,6 +76,7 @@ test('RT-7, RN-1, RN-2, RN-3, M-4: bad payloads and headers get a 4xx with a rea
   const auth = { authorization: `Bearer ${token}` };
   const link = { link: linkHeader(TOPIC, hub.url) };
   const good = notificationXml('g');
+  // Raw on purpose: a DTD entity bomb, which no serializer writes.
   const bomb = `<?xml version="1.0"?>
 <!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/"><rs:md capability="change-notification" from="2026-01-01T00:00:00Z" until="2026-01-01T00:00:01Z"/><url><loc>&lol2;</loc><rs:md change="updated"/></url></urlset>`;
@@ -112,6 +113,7 @@ test('RT-7, RN-1, RN-2, RN-3, M-4: bad payloads and headers get a 4xx with a rea
     },
     {
       name: 'RT-7 malformed XML',
+      // Raw on purpose: malformed.
       body: '<urlset><unclosed>',
       headers: { ...auth, ...link },
       status: 400,

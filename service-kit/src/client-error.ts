@@ -2,6 +2,7 @@
 // 'clientError' event): oversized headers, a malformed head, a head that came too slowly, a
 // transfer coding we do not implement. Both daemons answer these the same way, with a log line and
 // a metric, and close the connection.
+import type { Server } from 'node:http';
 
 export interface ClientErrorAnswer {
   /** e.g. 431 */
@@ -30,4 +31,22 @@ export function clientErrorAnswer(
 /** The bytes written back on the raw socket before it is closed. */
 export function clientErrorResponse(a: ClientErrorAnswer): string {
   return `HTTP/1.1 ${a.status} ${a.text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`;
+}
+
+export interface ClientErrorHooks {
+  /**
+   * Every refused head, answered or not (a socket the peer already closed is only destroyed): the
+   * daemon's log line and metric. `code` is the parser's error code as it came.
+   */
+  rejected(answer: ClientErrorAnswer, code: string | undefined): void;
+}
+
+/** Answers the heads the server's parser refused ('clientError') and closes their connections. */
+export function answerClientErrors(server: Server, hooks: ClientErrorHooks): void {
+  server.on('clientError', (err: Error & { code?: string; reason?: string }, socket) => {
+    const answer = clientErrorAnswer(err.code, err.reason);
+    hooks.rejected(answer, err.code);
+    if (socket.writable) socket.end(clientErrorResponse(answer));
+    else socket.destroy();
+  });
 }

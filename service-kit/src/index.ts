@@ -51,5 +51,11 @@ export {
   type LoadedConfig,
 } from './config.js';
 export { isCrossSiteRequest, type CrossSiteHeaders } from './cross-site.js';
-export { clientErrorAnswer, clientErrorResponse, type ClientErrorAnswer } from './client-error.js';
+export {
+  answerClientErrors,
+  clientErrorAnswer,
+  clientErrorResponse,
+  type ClientErrorAnswer,
+  type ClientErrorHooks,
+} from './client-error.js';
 export { redactText } from './redact-text.js';

@@ -3,7 +3,15 @@
 // cross-site test for state changes made from a browser.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clientErrorAnswer, clientErrorResponse, isCrossSiteRequest } from '../src/index.js';
+import { createServer } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import {
+  answerClientErrors,
+  clientErrorAnswer,
+  clientErrorResponse,
+  isCrossSiteRequest,
+  type ClientErrorAnswer,
+} from '../src/index.js';
 
 test('clientErrorAnswer: one status per parser refusal, the parser code as the reason', () => {
   const rows: [string | undefined, string | undefined, number, string][] = [
@@ -52,4 +60,23 @@ test('isCrossSiteRequest: safe methods pass; Sec-Fetch-Site decides, else Origin
   ];
   for (const [req, crossSite] of rows)
     assert.equal(isCrossSiteRequest(req), crossSite, JSON.stringify(req));
+});
+
+test('answerClientErrors: a head past the header limit gets its 431 on the socket, and the hook sees it', async (t) => {
+  const server = createServer({ maxHeaderSize: 1024 }, (_req, res) => res.end());
+  const seen: [ClientErrorAnswer, string | undefined][] = [];
+  answerClientErrors(server, { rejected: (a, code) => seen.push([a, code]) });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => new Promise<void>((r) => server.close(() => r())));
+  const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+  socket.end(`GET / HTTP/1.1\r\nHost: a.test\r\nX-Big: ${'x'.repeat(4096)}\r\n\r\n`);
+  let answer = '';
+  for await (const chunk of socket) answer += String(chunk);
+  assert.equal(answer, clientErrorResponse(clientErrorAnswer('HPE_HEADER_OVERFLOW', undefined)));
+  assert.deepEqual(seen, [
+    [
+      { status: 431, text: 'Request Header Fields Too Large', reason: 'HPE_HEADER_OVERFLOW' },
+      'HPE_HEADER_OVERFLOW',
+    ],
+  ]);
 });

@@ -14,6 +14,7 @@ import {
   type DocumentErrorCode,
 } from '@rsnotify/shared';
 
+// Raw on purpose: the parser's own tests read hand-written bytes, not the serializer's output.
 const NS = `xmlns="${SITEMAP_NS}" xmlns:rs="${RS_NS}"`;
 const urlset = (body: string, attrs = ''): string =>
   `<?xml version="1.0" encoding="UTF-8"?>\n<urlset ${NS}${attrs}>\n${body}\n</urlset>\n`;

@@ -23,6 +23,7 @@ import {
   XmlLimitError,
 } from '@rsnotify/shared';
 
+// Raw on purpose: each row builds its error from hand-written (mostly malformed) bytes.
 const URLSET =
   '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">';
 

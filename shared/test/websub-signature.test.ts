@@ -11,6 +11,7 @@ import {
 } from '@rsnotify/shared';
 
 const SECRET = 'a secret of fewer than 200 bytes';
+// Any bytes do: only the signature over them is judged.
 const BODY = Buffer.from('<?xml version="1.0"?>\n<urlset/>\n');
 
 test('WH-18: all four methods sign the exact body bytes as HMAC hex', () => {

@@ -11,6 +11,7 @@ import {
   type DocumentErrorCode,
 } from '@rsnotify/shared';
 
+// Raw on purpose: malformed and hostile bytes, which no serializer writes.
 const OPEN = `<urlset xmlns="${SITEMAP_NS}" xmlns:rs="${RS_NS}">`;
 
 function rejects(fn: () => unknown, code: DocumentErrorCode): void {

@@ -21,8 +21,7 @@ import {
   listen,
   type StartOptions,
 } from './runtime.js';
-import type { SourceStatus } from './status/index.js';
-import { createStatusRoutes } from './status/routes.js';
+import { createStatusRoutes, type SourceStatus } from './status/index.js';
 
 export type { StartOptions } from './runtime.js';
 export {

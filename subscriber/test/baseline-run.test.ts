@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { resourceSyncXml } from '@rsnotify/service-kit/testing';
 import { runBaseline } from '../src/baseline/index.js';
 import {
   createHttpGetter,
@@ -86,12 +87,12 @@ test('RC-16: a Resource List Index is followed into each of its lists; the index
   s.src.serve('/rl-b.xml', resourceList(s.src.baseUrl, '2026-02-01T10:00:02Z', b), xml);
   s.src.serve(
     '/rl-index.xml',
-    `<?xml version="1.0" encoding="UTF-8"?>
-<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
-<rs:md capability="resourcelist" at="${AT}"/>
-<sitemap><loc>${s.src.baseUrl}/rl-a.xml</loc></sitemap>
-<sitemap><loc>${s.src.baseUrl}/rl-b.xml</loc></sitemap>
-</sitemapindex>`,
+    resourceSyncXml({
+      capability: 'resourcelist',
+      root: 'sitemapindex',
+      md: { at: AT },
+      entries: [{ loc: `${s.src.baseUrl}/rl-a.xml` }, { loc: `${s.src.baseUrl}/rl-b.xml` }],
+    }),
     xml,
   );
   const r = await runBaseline(`${s.src.baseUrl}/rl-index.xml`, s.http, s.mirror);
@@ -144,11 +145,7 @@ test('RC-14: a list without `at` is refused (no position can be taken from it); 
   await assert.rejects(runBaseline(`${s.src.baseUrl}/no-at.xml`, s.http, s.mirror), {
     code: 'RSN_BASELINE_NO_AT',
   });
-  s.src.serve(
-    '/cl.xml',
-    `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/"><rs:md capability="changelist" from="${AT}"/></urlset>`,
-    xml,
-  );
+  s.src.serve('/cl.xml', resourceSyncXml({ capability: 'changelist', md: { from: AT } }), xml);
   await assert.rejects(runBaseline(`${s.src.baseUrl}/cl.xml`, s.http, s.mirror), {
     code: 'RSN_BASELINE_NOT_RESOURCELIST',
   });

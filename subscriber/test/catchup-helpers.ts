@@ -1,8 +1,9 @@
-// Shared by the catch-up tests over real HTTP: Change List and Change List Index documents written
-// inline, a fake Source serving them, and the simulator captures' folder.
+// Shared by the catch-up tests over real HTTP: Change List and Change List Index documents (through
+// the test kit's fixture builder), a fake Source serving them, and the simulator captures' folder.
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parseDateTime, type DateTime } from '@rsnotify/shared';
+import { resourceSyncXml } from '@rsnotify/service-kit/testing';
 import { createHttpGetter, type HttpGetter } from '../src/mirror/index.js';
 import { startFakeSource, type FakeSource } from './mirror-helpers.js';
 
@@ -24,19 +25,12 @@ export function changeList(
   md: { from?: string; until?: string },
   entries: E[],
 ): string {
-  const urls = entries
-    .map(
-      (e) =>
-        `<url><loc>${base}${e.loc}</loc>${e.lastmod ? `<lastmod>${e.lastmod}</lastmod>` : ''}` +
-        `<rs:md change="${e.change}"${e.datetime ? ` datetime="${e.datetime}"` : ''}/></url>`,
-    )
-    .join('\n');
-  return `<?xml version="1.0" encoding="UTF-8"?>
-<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
-<rs:ln rel="up" href="${base}/capabilitylist.xml"/>
-<rs:md capability="changelist"${md.from ? ` from="${md.from}"` : ''}${md.until ? ` until="${md.until}"` : ''}/>
-${urls}
-</urlset>`;
+  return resourceSyncXml({
+    capability: 'changelist',
+    md,
+    links: [{ rel: 'up', href: `${base}/capabilitylist.xml` }],
+    entries: entries.map((e) => ({ ...e, loc: `${base}${e.loc}` })),
+  });
 }
 
 export function changeListIndex(
@@ -44,18 +38,17 @@ export function changeListIndex(
   from: string,
   lists: { loc: string; from?: string; until?: string }[],
 ): string {
-  const maps = lists
-    .map(
-      (l) =>
-        `<sitemap><loc>${base}${l.loc}</loc>${l.from ? `<rs:md capability="changelist" from="${l.from}"${l.until ? ` until="${l.until}"` : ''}/>` : ''}</sitemap>`,
-    )
-    .join('\n');
-  return `<?xml version="1.0" encoding="UTF-8"?>
-<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
-<rs:ln rel="up" href="${base}/capabilitylist.xml"/>
-<rs:md capability="changelist" from="${from}"/>
-${maps}
-</sitemapindex>`;
+  return resourceSyncXml({
+    capability: 'changelist',
+    root: 'sitemapindex',
+    md: { from },
+    links: [{ rel: 'up', href: `${base}/capabilitylist.xml` }],
+    entries: lists.map((l) => ({
+      loc: `${base}${l.loc}`,
+      ...(l.from ? { capability: 'changelist', from: l.from } : {}),
+      ...(l.from && l.until ? { until: l.until } : {}),
+    })),
+  });
 }
 
 export async function setup(t: TestContext): Promise<{ src: FakeSource; http: HttpGetter }> {

@@ -35,6 +35,7 @@ const INVALID: Record<string, number[]> = {
   'encoded surrogate ED A0 80': [0xed, 0xa0, 0x80],
 };
 
+// Raw on purpose: the bytes under test are invalid UTF-8 spliced into the document.
 function doc(head: string, body: string, bad: number[] | undefined): Buffer {
   const [before, after] = body.split('@BAD@') as [string, string];
   return Buffer.concat([

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHttpGetter } from '../src/mirror/index.js';
 import { discoverSource, pageFetcherFrom, type DiscoveryError } from '../src/discovery/index.js';
+import { resourceSyncXml } from '@rsnotify/service-kit/testing';
 
 const FIXTURES = fileURLToPath(new URL('../../test/fixtures/resourcesync/', import.meta.url));
 const http = createHttpGetter({ allowPrivateNetworks: true });
@@ -94,7 +95,12 @@ const destinationCases: Route = (req, base) => {
   if (p === '/discover/loc2/dataset1/resourcelist.xml') {
     // robots.txt points here; the fixtures do not include it, so it is written here (RC-9: up -> Capability List).
     return {
-      body: `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/"><rs:ln rel="up" href="${base}/discover/loc1/capabilitylist.xml"/><rs:md capability="resourcelist" at="2020-01-01T00:00:00Z"/><url><loc>${base}/r1</loc></url></urlset>`,
+      body: resourceSyncXml({
+        capability: 'resourcelist',
+        md: { at: '2020-01-01T00:00:00Z' },
+        links: [{ rel: 'up', href: `${base}/discover/loc1/capabilitylist.xml` }],
+        entries: [{ loc: `${base}/r1` }],
+      }),
     };
   }
   return undefined;

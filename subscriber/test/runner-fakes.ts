@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Agent } from 'undici';
 import { formatMillis, type Change } from '@rsnotify/shared';
+import { changeNotificationXml, resourceSyncXml } from '@rsnotify/service-kit/testing';
 import { resolveConfig } from '../src/config.js';
 import { pageFetcherFrom } from '../src/discovery/index.js';
 import type {
@@ -35,42 +36,63 @@ export const T0 = Date.parse('2026-01-01T00:00:00Z');
 /** The lexical time `s` seconds after T0. */
 export const at = (s: number): string => formatMillis(T0 + s * 1000);
 
-const NS = `xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/"`;
-const up = `<rs:ln rel="up" href="${BASE}/capabilitylist.xml"/>`;
+const up = [{ rel: 'up', href: `${BASE}/capabilitylist.xml` }];
 
 export interface Entry {
   readonly path: string;
   readonly change: 'created' | 'updated' | 'deleted';
   readonly s: number;
 }
-const urlEntry = (e: Entry): string =>
-  `<url><loc>${BASE}/r/${e.path}</loc><rs:md change="${e.change}" datetime="${at(e.s)}"/></url>`;
+const urlEntry = (e: Entry) => ({
+  loc: `${BASE}/r/${e.path}`,
+  change: e.change,
+  datetime: at(e.s),
+});
 
 export function capabilityListXml(hub: string | undefined): string {
-  return `<?xml version="1.0" encoding="UTF-8"?><urlset ${NS}>
-<rs:ln rel="up" href="${BASE}/.well-known/resourcesync"/><rs:md capability="capabilitylist"/>
-<url><loc>${BASE}/resourcelist.xml</loc><rs:md capability="resourcelist"/></url>
-<url><loc>${BASE}/changelist.xml</loc><rs:md capability="changelist"/></url>
-${hub ? `<url><loc>${BASE}/notifications</loc><rs:md capability="change-notification"/><rs:ln rel="hub" href="${hub}"/></url>` : ''}
-</urlset>`;
+  return resourceSyncXml({
+    capability: 'capabilitylist',
+    links: [{ rel: 'up', href: `${BASE}/.well-known/resourcesync` }],
+    entries: [
+      { loc: `${BASE}/resourcelist.xml`, capability: 'resourcelist' },
+      { loc: `${BASE}/changelist.xml`, capability: 'changelist' },
+      ...(hub
+        ? [
+            {
+              loc: `${BASE}/notifications`,
+              capability: 'change-notification',
+              links: [{ rel: 'hub', href: hub }],
+            },
+          ]
+        : []),
+    ],
+  });
 }
 export function resourceListXml(atS: number, paths: string[]): string {
-  return `<?xml version="1.0" encoding="UTF-8"?><urlset ${NS}>${up}
-<rs:md capability="resourcelist" at="${at(atS)}"/>
-${paths.map((p) => `<url><loc>${BASE}/r/${p}</loc><lastmod>${at(0)}</lastmod></url>`).join('\n')}
-</urlset>`;
+  return resourceSyncXml({
+    capability: 'resourcelist',
+    md: { at: at(atS) },
+    links: up,
+    entries: paths.map((p) => ({ loc: `${BASE}/r/${p}`, lastmod: at(0) })),
+  });
 }
 export function changeListXml(from: number, until: number | undefined, entries: Entry[]): string {
-  return `<?xml version="1.0" encoding="UTF-8"?><urlset ${NS}>${up}
-<rs:md capability="changelist" from="${at(from)}"${until !== undefined ? ` until="${at(until)}"` : ''}/>
-${entries.map(urlEntry).join('\n')}
-</urlset>`;
+  return resourceSyncXml({
+    capability: 'changelist',
+    md: { from: at(from), ...(until !== undefined ? { until: at(until) } : {}) },
+    links: up,
+    entries: entries.map(urlEntry),
+  });
 }
 export function notificationXml(from: number, until: number, entries: Entry[]): Buffer {
-  return Buffer.from(`<?xml version="1.0" encoding="UTF-8"?><urlset ${NS}>${up}
-<rs:md capability="change-notification" from="${at(from)}" until="${at(until)}"/>
-${entries.map(urlEntry).join('\n')}
-</urlset>`);
+  return Buffer.from(
+    changeNotificationXml({
+      from: at(from),
+      until: at(until),
+      links: up,
+      entries: entries.map(urlEntry),
+    }),
+  );
 }
 
 /** The Source's documents by URL; each GET is counted. */

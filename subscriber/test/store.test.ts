@@ -53,6 +53,7 @@ test('a reopened store keeps its data and does not re-run migrations', async (t)
 test('promise 2: an inbox row is committed (visible to another connection) when insertInbox resolves', async (t) => {
   const { store, file } = await tempStore(t);
   const src = await store.ensureSource('a', 'http://x/');
+  // Opaque bodies (the store keeps what was received, unparsed): no document needed.
   const bodies = Array.from({ length: 20 }, (_, i) => Buffer.from(`<urlset>${i}</urlset>`));
   const ids = await Promise.all(
     bodies.map((body) =>

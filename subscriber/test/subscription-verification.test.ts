@@ -115,6 +115,7 @@ test('WS-9: the granted lease counts from the verification; a missing or bad one
 });
 
 test('WS-14..WS-16: a delivery is accepted, refused (403) or ignored (2xx) by its signature', () => {
+  // Any bytes do: only the signature over them is judged.
   const body = Buffer.from('<urlset/>');
   const good = signatureHeader('sha256', 'secret', body);
   const rows: [string, string | undefined, string | undefined, string][] = [

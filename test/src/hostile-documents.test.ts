@@ -54,6 +54,7 @@ for (const doc of HOSTILE_DOCUMENTS) {
 }
 
 test('the limits are configurable: a deeper document passes with maxDepth raised, huge lists stream', async () => {
+  // Raw on purpose: an over-deep element nest and a streamed list of bare entries, not a real document.
   const NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"';
   const deep = `<urlset ${NS}><url><loc>http://a/</loc>${'<x>'.repeat(100)}${'</x>'.repeat(100)}</url></urlset>`;
   assert.equal(

@@ -7,6 +7,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
+import { isCrossSiteRequest } from '@rsnotify/service-kit';
 import { bearerToken, hashToken } from '../tenants/index.js';
 import type { AdminStore, AdminTokenRecord } from './store.js';
 
@@ -64,19 +65,12 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** A state change sent from another site (by a form or script there): refused before anything else. */
 export function isCrossSite(c: Context): boolean {
-  if (SAFE_METHODS.has(c.req.method)) return false;
-  // Browsers send Sec-Fetch-Site on every request: it is the surest signal. Origin is checked for
-  // the clients that do not (older browsers), and 'null' (a sandboxed or opaque origin) is refused.
-  const site = c.req.header('sec-fetch-site');
-  if (site !== undefined) return site !== 'same-origin' && site !== 'none';
-  const origin = c.req.header('origin');
-  if (origin === undefined) return false;
-  const host = c.req.header('host');
-  try {
-    return origin === 'null' || host === undefined || new URL(origin).host !== host;
-  } catch {
-    return true;
-  }
+  return isCrossSiteRequest({
+    method: c.req.method,
+    secFetchSite: c.req.header('sec-fetch-site'),
+    origin: c.req.header('origin'),
+    host: c.req.header('host'),
+  });
 }
 
 export function crossSiteGuard(): MiddlewareHandler {

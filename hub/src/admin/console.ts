@@ -46,6 +46,22 @@ export function createConsolePages(service: AdminService): Hono<AdminEnv> {
       error ? 400 : 200,
     );
 
+  // A page that shows a Source token once: never kept by a cache.
+  const tokenPage = (
+    c: Context<AdminEnv>,
+    title: string,
+    what: string,
+    name: string,
+    token: string,
+    status: 200 | 201 = 200,
+  ) => {
+    c.header('cache-control', 'no-store');
+    return c.html(
+      page(title, '/admin/sources', csrf(c), tokenShownOnce(what, name, token)),
+      status,
+    );
+  };
+
   app.get('/sources', (c) => sourcesPage(c));
   app.post('/sources', async (c) => {
     const form = await c.req.parseBody();
@@ -74,16 +90,7 @@ export function createConsolePages(service: AdminService): Hono<AdminEnv> {
         topicPrefixes: lines(form.topicPrefixes),
         allowCallbacks: lines(form.allowCallbacks),
       });
-      c.header('cache-control', 'no-store');
-      return c.html(
-        page(
-          'Source added',
-          '/admin/sources',
-          csrf(c),
-          tokenShownOnce('Registered the Source', source.name, token),
-        ),
-        201,
-      );
+      return tokenPage(c, 'Source added', 'Registered the Source', source.name, token, 201);
     } catch (err) {
       return sourcesPage(c, await messageOf(c, err));
     }
@@ -92,15 +99,7 @@ export function createConsolePages(service: AdminService): Hono<AdminEnv> {
     const name = c.req.param('name');
     try {
       const { token } = await service.rotateSourceToken(name);
-      c.header('cache-control', 'no-store');
-      return c.html(
-        page(
-          'Token rotated',
-          '/admin/sources',
-          csrf(c),
-          tokenShownOnce('Rotated the token of', name, token),
-        ),
-      );
+      return tokenPage(c, 'Token rotated', 'Rotated the token of', name, token);
     } catch (err) {
       return sourcesPage(c, await messageOf(c, err));
     }

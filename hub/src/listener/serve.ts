@@ -2,8 +2,8 @@
 // request heads the parser refused, and the per-client connection limit.
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
+import { answerClientErrors } from '@rsnotify/service-kit';
 import type { Logger, HubMetrics } from '../observability/index.js';
-import { answerClientErrors } from './client-errors.js';
 import { limitConnectionsPerClient } from './connection-limit.js';
 
 export interface ListenerOptions {
@@ -38,12 +38,12 @@ export async function startListener(o: ListenerOptions): Promise<Server> {
   });
   const { logger, metrics } = o;
   answerClientErrors(server, {
-    rejected(status, code) {
+    rejected({ status, reason }, code) {
       logger.info(
         { event: 'request.client_error', code, status },
         'malformed or oversized request',
       );
-      metrics.requestsRejected.inc({ status: String(status), reason: code ?? 'client_error' });
+      metrics.requestsRejected.inc({ status: String(status), reason });
     },
   });
   limitConnectionsPerClient(server, o.maxConnectionsPerClient, {

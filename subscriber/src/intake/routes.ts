@@ -13,7 +13,7 @@ import {
 } from '@rsnotify/service-kit';
 import type { Logger } from '../observability/index.js';
 import type { SubscriberMetrics } from '../observability/index.js';
-import type { SubscriberRepository, SubscriptionRecord } from '../store/repository.js';
+import type { SubscriberRepository, SubscriptionRecord } from '../store/index.js';
 import {
   decideDelivery,
   decideSignature,

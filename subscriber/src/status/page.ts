@@ -11,7 +11,7 @@ import {
   type GapStatus,
   type ReconciliationStatus,
 } from './activity.js';
-import type { SourceStatus } from './index.js';
+import type { SourceStatus } from './source-status.js';
 
 /** The fields shown first, in this order; any other field of SourceStatus follows them. */
 const FIRST: readonly (keyof SourceStatus)[] = [

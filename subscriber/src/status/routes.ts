@@ -8,7 +8,7 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { isCrossSiteRequest } from '@rsnotify/service-kit';
-import type { SourceStatus } from './index.js';
+import type { SourceStatus } from './source-status.js';
 import { loginPage } from './login-page.js';
 import { STATUS_CSS, statusPage } from './page.js';
 import { SESSION_COOKIE, StatusSessions, sameSecret, secretDigest } from './session.js';

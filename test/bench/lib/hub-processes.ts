@@ -177,6 +177,7 @@ export async function startHubChild(dbFile: string): Promise<HubChild> {
 }
 
 export function notification(tag: number, entries = 5): Buffer {
+  // Raw on purpose: the payload's bytes are part of the recorded bench baselines.
   const urls = Array.from(
     { length: entries },
     (_, i) =>

@@ -18,6 +18,7 @@ const RUNS = 3;
 const NS =
   'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/"';
 
+// Raw on purpose: a document of a given byte size, entry by entry.
 function validOfSize(bytes: number): string {
   const entry =
     '<url><loc>http://a.test/resource/0000001</loc><rs:md change="updated" datetime="2026-01-01T00:00:00Z"/></url>\n';

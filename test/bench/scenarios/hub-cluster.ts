@@ -147,6 +147,7 @@ async function startHub(
 }
 
 function notification(tag: number): Buffer {
+  // Raw on purpose: the payload's bytes are part of the recorded bench baselines.
   const urls = Array.from(
     { length: 5 },
     (_, i) =>

@@ -46,6 +46,7 @@ function entryXml(i: number): string {
   );
 }
 
+// Raw on purpose: a list too large to build in memory is streamed to the file in pieces.
 async function writeChangeList(file: string, entries: number): Promise<number> {
   const out = createWriteStream(file);
   out.write(

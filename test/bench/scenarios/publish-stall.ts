@@ -14,6 +14,7 @@ import type { BenchContext, BenchRow, BenchScenario } from '../types.js';
 
 const RUNS = 3;
 const TOPIC = 'http://source.test/changes';
+// Raw on purpose: the payload is sized to the byte around a filler under test.
 const HEAD =
   '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">' +
   '<rs:md capability="change-notification" from="2026-01-01T00:00:00Z" until="2026-01-01T00:00:01Z"/>';

@@ -78,6 +78,7 @@ const server = createServer((req, res) => {
 server.keepAliveTimeout = 60000;
 server.listen(0, '127.0.0.1', () => {
   const base = 'http://127.0.0.1:' + server.address().port;
+  // Raw on purpose: this Source runs as plain JavaScript in a child process, without the test kit.
   const parts = ['<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">',
     '<rs:ln rel="up" href="' + base + '/capabilitylist.xml"/>', '<rs:md capability="resourcelist" at="2026-01-01T00:00:00Z"/>'];
   for (let i = 0; i < count; i++) {

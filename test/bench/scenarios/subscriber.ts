@@ -70,6 +70,7 @@ async function blast(
   return { perSecond: count / seconds, non2xx };
 }
 
+// Raw on purpose: the payload's bytes are part of the recorded bench baselines.
 function notification(i: number): string {
   // Contiguous one-second intervals (RN-5), one entry each: parsed and ordered by the subscriber
   // after its answer; the entry points at a URI that is never fetched before the run ends.

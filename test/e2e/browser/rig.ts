@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { startHub, type HubOptions, type RunningHub } from '@rsnotify/hub';
+import { changeNotificationXml } from '@rsnotify/service-kit/testing';
 
 const HUB_CLI = fileURLToPath(new URL('../../../hub/src/cli.ts', import.meta.url));
 
@@ -169,12 +170,13 @@ export async function subscribe(
 }
 
 export function notification(tag: string): string {
-  return `<?xml version="1.0" encoding="UTF-8"?>
-<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
-  <rs:md capability="change-notification" from="2026-01-01T00:00:00Z" until="2026-01-01T00:00:01Z"/>
-  <url><loc>http://source.test/res/${tag}</loc><rs:md change="updated" datetime="2026-01-01T00:00:00Z"/></url>
-</urlset>
-`;
+  return changeNotificationXml({
+    from: '2026-01-01T00:00:00Z',
+    until: '2026-01-01T00:00:01Z',
+    entries: [
+      { loc: `http://source.test/res/${tag}`, change: 'updated', datetime: '2026-01-01T00:00:00Z' },
+    ],
+  });
 }
 
 export async function publishTo(

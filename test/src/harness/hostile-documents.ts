@@ -1,7 +1,8 @@
 // The hostile documents, one per case, shared by the pass/fail table (test/src/hostile-documents.test.ts,
 // which asserts only the refusal code) and the bench (test/bench/scenarios/hostile.ts, which prints
 // the worst parse time per case). Sizes are what a probe sent or what the 16 MiB publish limit and
-// the 50 MiB document limit (RC-4) would let through.
+// the 50 MiB document limit (RC-4) would let through. Written raw on purpose: hostile bytes that no
+// serializer would produce.
 
 const NS =
   'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/"';

@@ -12,67 +12,17 @@ import type {
   SubscriptionDeliveryRow,
   TopicStats,
 } from '../admin-contract.js';
-import { StoreError } from '../errors.js';
+import {
+  adminTokenExists,
+  DELIVERY_SELECT,
+  REJECTIONS_KEPT,
+  toDelivery,
+  toToken,
+  type DeliveryRow,
+  type TokenRow,
+} from '../admin-rows.js';
 import { clientConfig, connectAndMigrate, describePgUrl } from './connection.js';
 import { encodeEvent, HUB_CHANNEL } from './events.js';
-
-const REJECTIONS_KEPT = 500;
-
-interface TokenRow {
-  id: number;
-  name: string;
-  token_hash: string;
-  created_at: number;
-  last_used_at: number | null;
-}
-interface DeliveryRow {
-  id: number;
-  url: string;
-  callback: string;
-  secret: string | null;
-  lease_expires_at: number;
-  delivered_seq: number;
-  last_seq: number;
-  attempts: number;
-  first_failed_at: number | null;
-  next_attempt_at: number;
-  last_status: number | null;
-  last_error: string | null;
-  given_up: number;
-}
-
-function toToken(r: TokenRow): AdminTokenRecord {
-  return {
-    id: r.id,
-    name: r.name,
-    tokenHash: r.token_hash,
-    createdAt: r.created_at,
-    lastUsedAt: r.last_used_at ?? undefined,
-  };
-}
-
-function toDelivery(r: DeliveryRow): SubscriptionDeliveryRow {
-  return {
-    id: r.id,
-    topicUrl: r.url,
-    callback: r.callback,
-    signed: r.secret !== null,
-    leaseExpiresAt: r.lease_expires_at,
-    deliveredSeq: r.delivered_seq,
-    topicLastSeq: r.last_seq,
-    attempts: r.attempts,
-    firstFailedAt: r.first_failed_at ?? undefined,
-    nextAttemptAt: r.next_attempt_at,
-    lastStatus: r.last_status ?? undefined,
-    lastError: r.last_error ?? undefined,
-    givenUp: r.given_up,
-  };
-}
-
-const DELIVERY_SELECT = `SELECT s.id, t.url, s.callback, s.secret, s.lease_expires_at, s.delivered_seq, t.last_seq, s.attempts,
-  s.first_failed_at, s.next_attempt_at, s.last_status, s.last_error,
-  (SELECT COUNT(*)::int FROM given_up g WHERE g.subscription_id = s.id) AS given_up
-  FROM subscriptions s JOIN topics t ON t.id = s.topic_id`;
 
 /** Applies the hub's migrations first (idempotent, under their advisory lock): `admin token create` may run before any hub. */
 export async function openPostgresAdminStore(url: string): Promise<AdminStore> {
@@ -117,11 +67,7 @@ class PgAdminStore implements AdminStore {
       return toToken(row!);
     } catch (err) {
       if ((err as { code?: string }).code === '23505') {
-        throw new StoreError(
-          'RSN_ADMIN_TOKEN_EXISTS',
-          `an admin token named ${JSON.stringify(t.name)} exists already`,
-          { details: { name: t.name } },
-        );
+        throw adminTokenExists(t.name);
       }
       throw err;
     }
