@@ -26,25 +26,40 @@ export const REFUSAL_STATUS = {
   'missing-token': 401, // RT-7 (with WWW-Authenticate: Bearer)
   'wrong-token': 403, // RT-5
   'not-owner': 403, // RT-5
+  'not-found': 404,
+  conflict: 409,
+  unauthorized: 401, // admin API (with WWW-Authenticate: Bearer)
   'too-large': 413,
   'unsupported-media-type': 415, // M-1
   'topic-unreachable': 502, // WH-21
   busy: 503,
   'shutting-down': 503,
+  unavailable: 503,
 } as const satisfies Record<Refusal, number>;
 
 export type RefusalStatus = (typeof REFUSAL_STATUS)[Refusal];
 
 /** The headers that go with a refusal's status: how to authenticate, when to come back. */
 export function refusalHeaders(refusal: Refusal): Record<string, string> {
-  if (refusal === 'missing-token') return { 'www-authenticate': 'Bearer' };
-  if (REFUSAL_STATUS[refusal] === 503) return { 'retry-after': '1' };
+  if (refusal === 'missing-token' || refusal === 'unauthorized')
+    return { 'www-authenticate': 'Bearer' };
+  // Only a passing condition invites a retry; 'unavailable' will answer the same next time.
+  if (refusal === 'busy' || refusal === 'shutting-down') return { 'retry-after': '1' };
   return {};
 }
 
 /** A refused request answered as plain text with the refusal's status and headers. */
-function answerRefusal(c: Context, refusal: Refusal, reason: string): Response {
+export function answerRefusal(c: Context, refusal: Refusal, reason: string): Response {
   return c.text(`${reason}\n`, REFUSAL_STATUS[refusal], refusalHeaders(refusal));
+}
+
+/** A refused API request (admin API, bridge lookups) answered as JSON with the refusal's status. */
+export function answerRefusalJson(
+  c: Context,
+  refusal: Refusal,
+  body: Record<string, unknown>,
+): Response {
+  return c.json(body, REFUSAL_STATUS[refusal], refusalHeaders(refusal));
 }
 
 export interface AppDeps {
@@ -248,7 +263,7 @@ export function createApp(deps: AppDeps): Hono {
 
   for (const mount of deps.mounts ?? []) mount(app);
 
-  app.notFound((c) => c.text('not found\n', 404));
+  app.notFound((c) => answerRefusal(c, 'not-found', 'not found'));
   app.onError((err, c) => {
     if (isStoreUnavailable(err)) {
       // The database is away: nothing was committed, so the client must retry (never 200 without a commit).
@@ -256,7 +271,7 @@ export function createApp(deps: AppDeps): Hono {
         { event: 'request.store_unavailable', path: c.req.path },
         'database unavailable; answered 503',
       );
-      return c.text('database unavailable; retry later\n', 503, { 'retry-after': '1' });
+      return answerRefusal(c, 'busy', 'database unavailable; retry later');
     }
     logger.error(
       { event: 'request.error', err: describeError(err), path: c.req.path },
