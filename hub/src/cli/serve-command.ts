@@ -3,19 +3,9 @@
 // a config-file key, resolved by the shared loader (flag > environment > file > default).
 import { Option, type Command } from 'commander';
 import { describeError } from '@rsnotify/shared';
-import { ConfigError, optionKey } from '@rsnotify/service-kit';
+import { ConfigError, givenFlags } from '@rsnotify/service-kit';
 import { startHub } from '../hub.js';
 import { HUB_CONFIG_OPTIONS, loadHubOptions } from '../config-loader.js';
-
-/** The serve flags really given on the command line, keyed by config-file key. */
-function givenFlags(opts: Record<string, unknown>, cmd: Command): Record<string, unknown> {
-  const flags: Record<string, unknown> = {};
-  for (const o of HUB_CONFIG_OPTIONS) {
-    const key = optionKey(o.flag);
-    if (cmd.getOptionValueSource(key) === 'cli') flags[key] = opts[key];
-  }
-  return flags;
-}
 
 /**
  * A configuration the hub cannot run with: one line and exit 2. A bad flag value is a usage error,
@@ -31,7 +21,7 @@ async function serve(opts: Record<string, unknown>, cmd: Command): Promise<void>
   let hub: Awaited<ReturnType<typeof startHub>>;
   try {
     const options = loadHubOptions({
-      flags: givenFlags(opts, cmd),
+      flags: givenFlags(HUB_CONFIG_OPTIONS, opts, (key) => cmd.getOptionValueSource(key)),
       env: process.env,
       ...(typeof opts.config === 'string' ? { file: opts.config } : {}),
     });
