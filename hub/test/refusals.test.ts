@@ -24,6 +24,7 @@ test('every domain refusal maps to its status (WH-4, RT-5, RT-7, M-1, WH-21)', (
     ['unauthorized', 401, { 'www-authenticate': 'Bearer' }],
     ['too-large', 413, {}],
     ['unsupported-media-type', 415, {}],
+    ['not-implemented', 501, { connection: 'close' }],
     ['topic-unreachable', 502, {}],
     ['busy', 503, { 'retry-after': '1' }],
     ['shutting-down', 503, { 'retry-after': '1' }],

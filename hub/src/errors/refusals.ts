@@ -21,6 +21,8 @@ export type Refusal =
   | 'too-large'
   /** M-1: neither a form nor a ResourceSync notification. */
   | 'unsupported-media-type'
+  /** A request framing the hub does not implement (a transfer coding other than chunked). */
+  | 'not-implemented'
   /** WH-21: a topic the hub had to fetch could not be fetched. */
   | 'topic-unreachable'
   /** Too many unauthenticated bytes in flight, or the database is away: retry later. */
@@ -42,6 +44,7 @@ export const REFUSALS: readonly Refusal[] = [
   'unauthorized',
   'too-large',
   'unsupported-media-type',
+  'not-implemented',
   'topic-unreachable',
   'busy',
   'shutting-down',
