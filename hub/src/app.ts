@@ -11,6 +11,7 @@ import {
   readLimitedWebBody,
   UNREAD_BODY_DRAIN,
   type BodyRead,
+  type BodyRefusalCode,
 } from '@rsnotify/service-kit';
 import type { Logger, HubMetrics } from './observability/index.js';
 import { checkHealth } from './observability/index.js';
@@ -26,25 +27,43 @@ export const REFUSAL_STATUS = {
   'missing-token': 401, // RT-7 (with WWW-Authenticate: Bearer)
   'wrong-token': 403, // RT-5
   'not-owner': 403, // RT-5
+  'not-found': 404,
+  conflict: 409,
+  unauthorized: 401, // admin API (with WWW-Authenticate: Bearer)
   'too-large': 413,
   'unsupported-media-type': 415, // M-1
+  'not-implemented': 501, // RFC 9112 §6.1 (with Connection: close)
   'topic-unreachable': 502, // WH-21
   busy: 503,
   'shutting-down': 503,
+  unavailable: 503,
 } as const satisfies Record<Refusal, number>;
 
 export type RefusalStatus = (typeof REFUSAL_STATUS)[Refusal];
 
 /** The headers that go with a refusal's status: how to authenticate, when to come back. */
 export function refusalHeaders(refusal: Refusal): Record<string, string> {
-  if (refusal === 'missing-token') return { 'www-authenticate': 'Bearer' };
-  if (REFUSAL_STATUS[refusal] === 503) return { 'retry-after': '1' };
+  if (refusal === 'missing-token' || refusal === 'unauthorized')
+    return { 'www-authenticate': 'Bearer' };
+  // The body's end cannot be found, so the connection cannot carry another request.
+  if (refusal === 'not-implemented') return { connection: 'close' };
+  // Only a passing condition invites a retry; 'unavailable' will answer the same next time.
+  if (refusal === 'busy' || refusal === 'shutting-down') return { 'retry-after': '1' };
   return {};
 }
 
 /** A refused request answered as plain text with the refusal's status and headers. */
-function answerRefusal(c: Context, refusal: Refusal, reason: string): Response {
+export function answerRefusal(c: Context, refusal: Refusal, reason: string): Response {
   return c.text(`${reason}\n`, REFUSAL_STATUS[refusal], refusalHeaders(refusal));
+}
+
+/** A refused API request (admin API, bridge lookups) answered as JSON with the refusal's status. */
+export function answerRefusalJson(
+  c: Context,
+  refusal: Refusal,
+  body: Record<string, unknown>,
+): Response {
+  return c.json(body, REFUSAL_STATUS[refusal], refusalHeaders(refusal));
 }
 
 export interface AppDeps {
@@ -87,6 +106,13 @@ function leaveBodyUnread(c: Context): void {
   if (incoming) drainRefused(incoming, UNREAD_BODY_DRAIN);
 }
 
+/** The shared body reader's refusals, as the hub's refusal kinds. */
+const BODY_REFUSAL = {
+  RSN_BODY_TOO_LARGE: 'too-large',
+  RSN_BODY_UNREADABLE: 'malformed',
+  RSN_BODY_BUDGET_EXHAUSTED: 'busy',
+} as const satisfies Record<BodyRefusalCode, Refusal>;
+
 /** 32 MiB: two open-publishing bodies at the 16 MiB limit, or 512 subscription forms at 64 KiB. */
 export const DEFAULT_UNAUTHENTICATED_BODY_BYTES = 32 * 1024 * 1024;
 
@@ -100,16 +126,15 @@ export function createApp(deps: AppDeps): Hono {
   /** A refusal at the HTTP layer: one log line and one metric each (publish refusals count in publishing/). */
   const refuse = (
     c: Context,
-    status: 400 | 413 | 415 | 501 | 503,
+    refusal: Refusal,
     reason: string,
     text: string,
     fields: Record<string, unknown> = {},
   ): Response => {
+    const status = REFUSAL_STATUS[refusal];
     deps.metrics.requestsRejected.inc({ status: String(status), reason });
     logger.info({ event: 'request.rejected', status, reason, ...fields }, text);
-    const headers: Record<string, string> =
-      status === 501 ? { connection: 'close' } : status === 503 ? { 'retry-after': '1' } : {};
-    return c.text(`${text}\n`, status, headers);
+    return answerRefusal(c, refusal, text);
   };
 
   // RFC 9112 §3.2: more than one Host is a 400; RFC 9112 §6.1: a transfer coding other than chunked is
@@ -123,14 +148,14 @@ export function createApp(deps: AppDeps): Hono {
         if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') hosts++;
       if (hosts > 1) {
         leaveBodyUnread(c);
-        return refuse(c, 400, 'duplicate_host', 'more than one Host header');
+        return refuse(c, 'malformed', 'duplicate_host', 'more than one Host header');
       }
       const te = incoming.headers['transfer-encoding'];
       if (te !== undefined && te.trim().toLowerCase() !== 'chunked') {
         leaveBodyUnread(c);
         return refuse(
           c,
-          501,
+          'not-implemented',
           'transfer_encoding',
           `Transfer-Encoding ${JSON.stringify(te)} is not supported (only chunked)`,
         );
@@ -153,13 +178,12 @@ export function createApp(deps: AppDeps): Hono {
       if (!body.ok)
         return refuse(
           c,
-          body.status,
+          BODY_REFUSAL[body.code],
           body.code === 'RSN_BODY_TOO_LARGE' ? 'form_too_large' : body.code,
           body.reason,
         );
       const parsed = parseHubForm(new URLSearchParams(body.bytes.toString('utf8')));
-      if (!parsed.ok)
-        return refuse(c, REFUSAL_STATUS[parsed.refusal], 'invalid_form', parsed.reason);
+      if (!parsed.ok) return refuse(c, parsed.refusal, 'invalid_form', parsed.reason);
       const req = parsed.value;
       if (req.mode === 'publish') {
         const r = await deps.publishing.publishTopics(req.topics, c.req.header('authorization'));
@@ -206,11 +230,7 @@ export function createApp(deps: AppDeps): Hono {
           },
           'publish refused',
         );
-        return c.text(
-          `${body.reason}\n`,
-          body.status,
-          body.status === 503 ? { 'retry-after': '1' } : {},
-        );
+        return answerRefusal(c, BODY_REFUSAL[body.code], body.reason);
       }
       const r = await deps.publishing.acceptNotification({
         contentType: contentType!,
@@ -225,7 +245,7 @@ export function createApp(deps: AppDeps): Hono {
     leaveBodyUnread(c);
     return refuse(
       c,
-      415,
+      'unsupported-media-type',
       'unsupported_media_type',
       'Content-Type must be application/x-www-form-urlencoded (subscribe, unsubscribe, publish) or application/xml (ResourceSync notification)',
       { contentType },
@@ -248,7 +268,7 @@ export function createApp(deps: AppDeps): Hono {
 
   for (const mount of deps.mounts ?? []) mount(app);
 
-  app.notFound((c) => c.text('not found\n', 404));
+  app.notFound((c) => answerRefusal(c, 'not-found', 'not found'));
   app.onError((err, c) => {
     if (isStoreUnavailable(err)) {
       // The database is away: nothing was committed, so the client must retry (never 200 without a commit).
@@ -256,7 +276,7 @@ export function createApp(deps: AppDeps): Hono {
         { event: 'request.store_unavailable', path: c.req.path },
         'database unavailable; answered 503',
       );
-      return c.text('database unavailable; retry later\n', 503, { 'retry-after': '1' });
+      return answerRefusal(c, 'busy', 'database unavailable; retry later');
     }
     logger.error(
       { event: 'request.error', err: describeError(err), path: c.req.path },

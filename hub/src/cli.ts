@@ -9,14 +9,14 @@ import { describeError } from '@rsnotify/shared';
 import { AdminCliError, registerAdminCommands } from './admin/index.js';
 import { registerSecretKeyCommands } from './secrets/index.js';
 import {
-  DEFAULT_DB,
   UsageError,
   registerServeCommand,
   registerSourceCommands,
   registerSubscriptionsCommand,
 } from './cli/index.js';
+import { DEFAULT_DB } from './config-loader.js';
 
-export { UsageError, serveOptions } from './cli/index.js';
+export { UsageError } from './cli/index.js';
 
 /** The package's version, read from its package.json (next to src/ and dist/ alike). */
 function packageVersion(): string {

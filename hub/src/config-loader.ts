@@ -1,7 +1,6 @@
 // `rsnotify-hub serve`'s options through the shared loader of @rsnotify/service-kit: flag
 // `--NAME`, config-file key camelCase(NAME), environment `RSNOTIFY_HUB_*`; precedence flag >
 // environment > file > default. The result is the programmatic HubOptions (config.ts) it maps to.
-import { z } from 'zod';
 import {
   ConfigError,
   loadConfig,
@@ -146,6 +145,22 @@ export const HUB_CONFIG_OPTIONS: readonly HubConfigOption[] = [
     help: 'largest accepted notification, 413 above (default 16777216)',
   },
   {
+    flag: 'max-connections-per-client',
+    placeholder: '<n>',
+    to: 'maxConnectionsPerClient',
+    kind: 'int',
+    env: 'RSNOTIFY_HUB_MAX_CONNECTIONS_PER_CLIENT',
+    help: 'open connections per client address, 503 and close above (0: unlimited; default 128)',
+  },
+  {
+    flag: 'secret-key-file',
+    placeholder: '<path>',
+    to: 'secretKeyFile',
+    kind: 'string',
+    env: 'RSNOTIFY_HUB_SECRET_KEY_FILE',
+    help: 'encrypt stored hub.secret values with this key (rsnotify-hub secret-key create)',
+  },
+  {
     flag: 'max-in-flight',
     placeholder: '<n>',
     to: 'maxInFlight',
@@ -194,9 +209,17 @@ export function loadHubOptions(input: ConfigInput): HubOptions {
     if (key in loaded.values) setPath(merged, option.to, loaded.values[key]);
   }
   const parsed = hubOptionsSchema.safeParse(merged);
-  if (!parsed.success)
-    throw new ConfigError(`invalid options:\n${z.prettifyError(parsed.error)}`, {
-      ...(input.file ? { file: input.file } : {}),
+  if (!parsed.success) {
+    // Named by the key the operator wrote (`leaseMin`), not the HubOptions field it maps to.
+    const keyOf = new Map(HUB_CONFIG_OPTIONS.map((o) => [o.to, optionKey(o.flag)]));
+    const issues = parsed.error.issues.map((i) => {
+      const path = i.path.map(String).join('.');
+      return path ? `${keyOf.get(path) ?? path}: ${i.message}` : i.message;
     });
+    throw new ConfigError(`invalid options: ${issues.join('; ')}`, {
+      ...(input.file ? { file: input.file } : {}),
+      issues,
+    });
+  }
   return parsed.data as HubOptions;
 }

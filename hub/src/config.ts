@@ -2,9 +2,9 @@
 // validated config-file shape, and their resolution into one HubConfig with every default filled in.
 import { z } from 'zod';
 import { ConfigError, parseDuration } from '@rsnotify/service-kit';
-import { DEFAULT_LEASE_BOUNDS, type LeaseBounds } from './subscriptions/lease.js';
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './delivery/retry-policy.js';
-import { parseDbLocation } from './store/open.js';
+import { DEFAULT_LEASE_BOUNDS, type LeaseBounds } from './subscriptions/index.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './delivery/index.js';
+import { parseDbLocation } from './store/index.js';
 import { LOG_LEVELS } from '@rsnotify/service-kit';
 
 export interface HubOptions {

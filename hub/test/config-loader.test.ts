@@ -60,6 +60,13 @@ const rows: {
     expect: { openPublishing: true, checkTopics: false },
   },
   {
+    name: 'connection limit and secret key file from flag, environment and file',
+    flags: { maxConnectionsPerClient: '0' },
+    env: { RSNOTIFY_HUB_SECRET_KEY_FILE: '/etc/rsnotify/env.key' },
+    file: { maxConnectionsPerClient: 16, secretKeyFile: '/etc/rsnotify/file.key' },
+    expect: { maxConnectionsPerClient: 0, secretKeyFile: '/etc/rsnotify/env.key' },
+  },
+  {
     name: 'file-only keys keep their names',
     file: { replayWindowMs: 1000, bridge: { maxEntriesPerNotification: 10 } },
     expect: { replayWindowMs: 1000, bridge: { maxEntriesPerNotification: 10 } },
@@ -103,6 +110,11 @@ const bad: { name: string; input: Parameters<typeof loadHubOptions>[0]; message:
     name: 'a log level that does not exist',
     input: { fileData: { logLevel: 'loud' } },
     message: /invalid options:[\s\S]*logLevel/,
+  },
+  {
+    name: 'a value out of range is named by its file key, on one line',
+    input: { fileData: { leaseMin: 0 } },
+    message: /^invalid options: leaseMin: [^\n]+$/,
   },
 ];
 

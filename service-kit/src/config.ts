@@ -65,6 +65,24 @@ export function optionKey(flag: string): string {
   return flag.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
 }
 
+/**
+ * The options really given on the command line, keyed by file key: a CLI parser's values filtered by
+ * where each came from (`sourceOf`, e.g. commander's getOptionValueSource, says `cli` for a flag), so
+ * a parser's own defaults never hide the environment or the file.
+ */
+export function givenFlags(
+  options: readonly ConfigOption[],
+  values: Readonly<Record<string, unknown>>,
+  sourceOf: (key: string) => string | undefined,
+): Record<string, unknown> {
+  const flags: Record<string, unknown> = {};
+  for (const o of options) {
+    const key = optionKey(o.flag);
+    if (sourceOf(key) === 'cli') flags[key] = values[key];
+  }
+  return flags;
+}
+
 /** Reads a YAML or JSON config file (JSON is YAML) into a plain object. */
 export function readConfigFile(file: string): Record<string, unknown> {
   let text: string;

@@ -41,6 +41,7 @@ export {
 export {
   ConfigError,
   convertOption,
+  givenFlags,
   loadConfig,
   optionKey,
   readConfigFile,

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, loadConfig, type ConfigOption } from '../src/index.js';
+import { ConfigError, givenFlags, loadConfig, type ConfigOption } from '../src/index.js';
 import { tempDir } from '../src/testing/index.js';
 
 const OPTIONS: readonly ConfigOption[] = [
@@ -236,4 +236,14 @@ test('config files: YAML and JSON read; unreadable, invalid and non-object files
         err.code === 'RSN_CONFIG_INVALID' &&
         message.test(err.message),
     );
+});
+
+test('config: only the flags given on the command line count as flags, not the parser defaults', () => {
+  // As commander reports them: `open` defaulted by the parser, `db` and `leaseMin` typed.
+  const values = { db: 'given.db', leaseMin: '60', open: false, config: 'x.yaml' };
+  const sources: Record<string, string> = { db: 'cli', leaseMin: 'cli', open: 'default' };
+  const flags = givenFlags(OPTIONS, values, (key) => sources[key]);
+  assert.deepEqual(flags, { db: 'given.db', leaseMin: '60' });
+  const loaded = loadConfig(OPTIONS, { flags, env: { T_OPEN: 'true' } });
+  assert.equal(loaded.values.open, true, "the parser's default does not hide the environment");
 });

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { describeError } from '@rsnotify/shared';
-import { optionKey } from '@rsnotify/service-kit';
+import { givenFlags } from '@rsnotify/service-kit';
 import { SUBSCRIBER_CONFIG_OPTIONS, loadConfigFile, type ResolvedConfig } from './config.js';
 import { describeAudit } from './audit/index.js';
 import { discoverSource, lookupBridgedChannel, pageFetcherFrom } from './discovery/index.js';
@@ -66,16 +66,6 @@ async function config(file: string | undefined): Promise<ResolvedConfig> {
   return loadConfigFile(file ?? DEFAULT_CONFIG);
 }
 
-/** The `run` flags really given on the command line, keyed by config-file key. */
-function givenConfigFlags(opts: Record<string, unknown>, cmd: Command): Record<string, unknown> {
-  const flags: Record<string, unknown> = {};
-  for (const o of SUBSCRIBER_CONFIG_OPTIONS) {
-    const key = optionKey(o.flag);
-    if (cmd.getOptionValueSource(key) === 'cli') flags[key] = opts[key];
-  }
-  return flags;
-}
-
 function fail(err: unknown, code = 1): never {
   const e = describeError(err);
   process.stderr.write(`rsnotify-subscriber: ${e.code ? `${e.code}: ` : ''}${e.message}\n`);
@@ -106,7 +96,7 @@ const runCmd = program
   .option('-c, --config <file>', 'YAML or JSON config', DEFAULT_CONFIG)
   .action(async (opts: Record<string, unknown> & { config: string }, cmd: Command) => {
     const cfg = await loadConfigFile(opts.config, {
-      flags: givenConfigFlags(opts, cmd),
+      flags: givenFlags(SUBSCRIBER_CONFIG_OPTIONS, opts, (key) => cmd.getOptionValueSource(key)),
       env: process.env,
     }).catch((err) => fail(err));
     const logger = createLogger(cfg.logLevel);

@@ -1,15 +1,42 @@
-// The admin operations' refusal: a stable code and the HTTP status the API answers with.
+// The admin operations' refusal: a stable code and the domain refusal it is. The admin API answers
+// it through app.ts's one refusal table, so the status follows from the code alone.
 import { RsnotifyError } from '@rsnotify/shared';
-import type { HubCodesOf } from '../errors/index.js';
+import type { HubCodesOf, Refusal } from '../errors/index.js';
 
-export class AdminError extends RsnotifyError<HubCodesOf<'AdminError'>> {
+type AdminErrorCode = HubCodesOf<'AdminError'>;
+
+/** What each admin error code refuses, in the hub's refusal kinds. */
+export const ADMIN_ERROR_REFUSAL = {
+  RSN_ADMIN_NOT_FOUND: 'not-found',
+  RSN_ADMIN_BAD_POLL: 'malformed',
+  RSN_ADMIN_BAD_ID: 'malformed',
+  // Only a process without a delivery engine (the admin CLI without --hub) lacks it.
+  RSN_ADMIN_NO_DELIVERY: 'unavailable',
+} as const satisfies Record<AdminErrorCode, Refusal>;
+
+export class AdminError extends RsnotifyError<AdminErrorCode> {
+  readonly refusal: Refusal;
+  constructor(code: AdminErrorCode, message: string, details?: Record<string, unknown>);
+  /**
+   * The former form with an HTTP status (still in console.ts): the status is not used, the refusal
+   * follows from the code.
+   */
   constructor(
-    code: HubCodesOf<'AdminError'>,
+    code: AdminErrorCode,
     message: string,
-    readonly status: 400 | 404 | 409 | 503,
+    status: number,
+    details?: Record<string, unknown>,
+  );
+  constructor(
+    code: AdminErrorCode,
+    message: string,
+    detailsOrStatus: Record<string, unknown> | number = {},
     details: Record<string, unknown> = {},
   ) {
-    super(code, message, { details });
+    super(code, message, {
+      details: typeof detailsOrStatus === 'number' ? details : detailsOrStatus,
+    });
     this.name = 'AdminError';
+    this.refusal = ADMIN_ERROR_REFUSAL[code];
   }
 }

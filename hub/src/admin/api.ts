@@ -1,8 +1,11 @@
-// The admin API (JSON under /admin/api/). Routes only translate HTTP to AdminService calls and map
-// outcomes to status codes; authentication and the cross-site guard sit in front (admin/index.ts).
+// The admin API (JSON under /admin/api/). Routes only translate HTTP to AdminService calls and name
+// each refusal's kind; app.ts's one refusal table turns a kind into its status. Authentication and
+// the cross-site guard sit in front (admin/index.ts).
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { normaliseTopicUrl, RsnotifyError } from '@rsnotify/shared';
+import { answerRefusalJson } from '../app.js';
+import type { Refusal } from '../errors/index.js';
 import type { AdminEnv } from './auth.js';
 import { TenantError } from '../tenants/index.js';
 import { isDeliveryHealth } from './health.js';
@@ -29,19 +32,30 @@ const addSourceBody = z.union([
 
 const CONFLICT_CODES = new Set(['RSN_SOURCE_EXISTS', 'RSN_PREFIX_TAKEN', 'RSN_BRIDGE_EXISTS']);
 
-/** One place maps what the service threw to a status and a JSON error with a stable code. */
-export function errorAnswer(c: Context, err: unknown): Response {
-  if (err instanceof AdminError)
-    return c.json({ error: err.code, message: err.message }, err.status);
-  // A Source the directory refuses (bad name or prefix) is the caller's mistake: 400.
-  if (err instanceof TenantError) return c.json({ error: err.code, message: err.message }, 400);
+/** An admin refusal: a stable code and a message, answered as `{ error, message }`. */
+export function refuseJson(c: Context, refusal: Refusal, error: string, message: string): Response {
+  return answerRefusalJson(c, refusal, { error, message });
+}
+
+/** What the service threw, as a domain refusal; undefined for anything that is not the caller's. */
+function refusalOf(err: unknown): Refusal | undefined {
+  if (err instanceof AdminError) return err.refusal;
+  // A Source the directory refuses (bad name or prefix) is the caller's mistake.
+  if (err instanceof TenantError) return 'malformed';
   if (err instanceof RsnotifyError) {
-    const code: string = (err as RsnotifyError).code;
-    if (CONFLICT_CODES.has(code)) return c.json({ error: code, message: err.message }, 409);
+    if (CONFLICT_CODES.has(err.code as string)) return 'conflict';
     // The bridge refuses a name, URL or interval it cannot use: the caller's mistake.
-    if (err.name === 'BridgeError') return c.json({ error: code, message: err.message }, 400);
+    if (err.name === 'BridgeError') return 'malformed';
   }
-  throw err;
+  return undefined;
+}
+
+/** One place answers what the service threw as JSON with a stable code; anything else is rethrown. */
+export function errorAnswer(c: Context, err: unknown): Response {
+  const refusal = refusalOf(err);
+  if (refusal === undefined) throw err;
+  const e = err as RsnotifyError;
+  return refuseJson(c, refusal, e.code, e.message);
 }
 
 function idParam(c: Context): number | undefined {
@@ -70,7 +84,7 @@ export function subscriptionFilter(
 export function createAdminApi(service: AdminService): Hono<AdminEnv> {
   const api = new Hono<AdminEnv>();
   const badId = (c: Context) =>
-    c.json({ error: 'RSN_ADMIN_BAD_ID', message: 'the id must be a number' }, 400);
+    refuseJson(c, 'malformed', 'RSN_ADMIN_BAD_ID', 'the id must be a number');
 
   api.get('/openapi.json', (c) => c.json(openApiDocument()));
   api.get('/counters', async (c) => c.json(await service.counters()));
@@ -82,14 +96,11 @@ export function createAdminApi(service: AdminService): Hono<AdminEnv> {
     try {
       raw = await c.req.json();
     } catch {
-      return c.json({ error: 'RSN_ADMIN_BAD_JSON', message: 'the body must be JSON' }, 400);
+      return refuseJson(c, 'malformed', 'RSN_ADMIN_BAD_JSON', 'the body must be JSON');
     }
     const parsed = addSourceBody.safeParse(raw);
     if (!parsed.success)
-      return c.json(
-        { error: 'RSN_ADMIN_BAD_REQUEST', message: z.prettifyError(parsed.error) },
-        400,
-      );
+      return refuseJson(c, 'malformed', 'RSN_ADMIN_BAD_REQUEST', z.prettifyError(parsed.error));
     try {
       const body = parsed.data;
       if ('poll' in body)
@@ -129,7 +140,7 @@ export function createAdminApi(service: AdminService): Hono<AdminEnv> {
   api.get('/subscriptions', async (c) => {
     const filter = subscriptionFilter(c.req.query());
     if (typeof filter === 'string')
-      return c.json({ error: 'RSN_ADMIN_BAD_FILTER', message: filter }, 400);
+      return refuseJson(c, 'malformed', 'RSN_ADMIN_BAD_FILTER', filter);
     return c.json({ subscriptions: await service.subscriptions(filter) });
   });
   api.get('/subscriptions/:id', async (c) => {
@@ -166,8 +177,6 @@ export function createAdminApi(service: AdminService): Hono<AdminEnv> {
     const limit = Math.min(500, Math.max(1, Number(c.req.query('limit') ?? 50) || 50));
     return c.json({ rejections: await service.rejections(limit) });
   });
-  api.notFound((c) =>
-    c.json({ error: 'RSN_ADMIN_NO_ROUTE', message: 'no such admin API route' }, 404),
-  );
+  api.notFound((c) => refuseJson(c, 'not-found', 'RSN_ADMIN_NO_ROUTE', 'no such admin API route'));
   return api;
 }

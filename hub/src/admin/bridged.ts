@@ -43,7 +43,7 @@ export function bridgedView(b: AdminBridgedSource): BridgedSourceView {
   };
 }
 
-/** `30000`, `"30000"`, `"30s"`, `"5m"`, or nothing (the default): milliseconds, or AdminError 400. */
+/** `30000`, `"30000"`, `"30s"`, `"5m"`, or nothing (the default): milliseconds, or AdminError RSN_ADMIN_BAD_POLL. */
 export function pollIntervalMs(raw: number | string | undefined): number {
   if (raw === undefined || raw === '') return DEFAULT_POLL_INTERVAL_MS;
   let ms: number;
@@ -55,10 +55,10 @@ export function pollIntervalMs(raw: number | string | undefined): number {
           ? Number(raw)
           : parseDuration(raw.trim());
   } catch (err) {
-    throw new AdminError('RSN_ADMIN_BAD_POLL', `poll interval: ${(err as Error).message}`, 400);
+    throw new AdminError('RSN_ADMIN_BAD_POLL', `poll interval: ${(err as Error).message}`);
   }
   if (!Number.isInteger(ms) || ms < 100)
-    throw new AdminError('RSN_ADMIN_BAD_POLL', 'the poll interval must be at least 100 ms', 400);
+    throw new AdminError('RSN_ADMIN_BAD_POLL', 'the poll interval must be at least 100 ms');
   return ms;
 }
 
@@ -67,7 +67,6 @@ export function requireBridge(bridge: AdminBridge | undefined): AdminBridge {
     throw new AdminError(
       'RSN_ADMIN_BAD_POLL',
       'bridged Sources (poll settings) need the SQLite store in this version',
-      400,
     );
   return bridge;
 }

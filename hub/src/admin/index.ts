@@ -3,8 +3,9 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { answerRefusal } from '../app.js';
 import { hashToken } from '../tenants/index.js';
-import { createAdminApi } from './api.js';
+import { createAdminApi, refuseJson } from './api.js';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
 import {
   crossSiteGuard,
@@ -55,8 +56,7 @@ export function createAdminApp(deps: AdminAppDeps): Hono<AdminEnv> {
     '*',
     bodyLimit({
       maxSize: 64 * 1024,
-      onError: (c) =>
-        c.json({ error: 'RSN_ADMIN_TOO_LARGE', message: 'body larger than 64 KiB' }, 413),
+      onError: (c) => refuseJson(c, 'too-large', 'RSN_ADMIN_TOO_LARGE', 'body larger than 64 KiB'),
     }),
   );
   app.use('*', crossSiteGuard());
@@ -101,13 +101,11 @@ export function createAdminApp(deps: AdminAppDeps): Hono<AdminEnv> {
   app.use(
     '/api/*',
     requireAdmin(store, now, (c) =>
-      c.json(
-        {
-          error: 'RSN_ADMIN_UNAUTHORIZED',
-          message: 'an admin token is required (Authorization: Bearer ...)',
-        },
-        401,
-        { 'www-authenticate': 'Bearer' },
+      refuseJson(
+        c,
+        'unauthorized',
+        'RSN_ADMIN_UNAUTHORIZED',
+        'an admin token is required (Authorization: Bearer ...)',
       ),
     ),
   );
@@ -124,7 +122,7 @@ export function createAdminApp(deps: AdminAppDeps): Hono<AdminEnv> {
     return c.redirect('/admin/', 303);
   });
   app.route('/', createConsolePages(deps.service));
-  app.notFound((c) => c.text('not found\n', 404));
+  app.notFound((c) => answerRefusal(c, 'not-found', 'not found'));
   return app;
 }
 

@@ -4,6 +4,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Logger } from '../observability/index.js';
 import { redactText } from '@rsnotify/service-kit';
+import { REFUSAL_STATUS } from '../app.js';
 import type { AdminStore } from './store.js';
 
 export function rejectionKind(contentType: string | undefined): string {
@@ -26,7 +27,8 @@ export function recordRejections(
   return async (c, next) => {
     await next();
     const status = c.res.status;
-    if (status < 400 || status === 503) return;
+    // A 503 (busy, shutting down) says the hub's state, not what is wrong with the request.
+    if (status < 400 || status === REFUSAL_STATUS.busy) return;
     const s = Math.floor(now() / 1000);
     if (s !== second) {
       second = s;

@@ -157,7 +157,7 @@ export class AdminService {
   async removeSource(name: string): Promise<void> {
     if (this.deps.bridge && (await this.deps.bridge.remove(name))) return;
     if (!(await this.deps.tenants.removeSource(name)))
-      throw new AdminError('RSN_ADMIN_NOT_FOUND', `no Source named ${JSON.stringify(name)}`, 404);
+      throw new AdminError('RSN_ADMIN_NOT_FOUND', `no Source named ${JSON.stringify(name)}`);
   }
 
   /** A new publish token; the old one stops working (within the tenant cache's change check). */
@@ -165,7 +165,7 @@ export class AdminService {
     const token = generateToken();
     const hash = hashToken(token);
     if (!(await this.deps.admin.setSourceTokenHash(name, hash)))
-      throw new AdminError('RSN_ADMIN_NOT_FOUND', `no Source named ${JSON.stringify(name)}`, 404);
+      throw new AdminError('RSN_ADMIN_NOT_FOUND', `no Source named ${JSON.stringify(name)}`);
     return { token, tokenFingerprint: tokenFingerprint(hash) };
   }
 
@@ -186,7 +186,7 @@ export class AdminService {
     id: number,
   ): Promise<SubscriptionView & { givenUpItems: { seq: number; reason: string; at: string }[] }> {
     const row = await this.deps.admin.subscriptionDelivery(id);
-    if (!row) throw new AdminError('RSN_ADMIN_NOT_FOUND', `no subscription ${id}`, 404);
+    if (!row) throw new AdminError('RSN_ADMIN_NOT_FOUND', `no subscription ${id}`);
     const items = await this.deps.admin.listGivenUp(id);
     return {
       ...subscriptionView(row, this.deps.now()),
@@ -200,7 +200,7 @@ export class AdminService {
 
   async deleteSubscription(id: number): Promise<void> {
     if (!(await this.deps.admin.deleteSubscription(id)))
-      throw new AdminError('RSN_ADMIN_NOT_FOUND', `no subscription ${id}`, 404);
+      throw new AdminError('RSN_ADMIN_NOT_FOUND', `no subscription ${id}`);
     this.deps.onSubscriptionDeleted?.(id);
   }
 
@@ -237,14 +237,13 @@ export class AdminService {
       throw new AdminError(
         'RSN_ADMIN_NO_DELIVERY',
         'retrying deliveries needs a running hub (use --hub)',
-        503,
       );
     const row = await this.deps.admin.subscriptionDelivery(id);
-    if (!row) throw new AdminError('RSN_ADMIN_NOT_FOUND', `no subscription ${id}`, 404);
+    if (!row) throw new AdminError('RSN_ADMIN_NOT_FOUND', `no subscription ${id}`);
     const sub = (await this.deps.repo.listSubscriptions({ topicUrl: row.topicUrl })).find(
       (s) => s.id === id,
     );
-    if (!sub) throw new AdminError('RSN_ADMIN_NOT_FOUND', `no subscription ${id}`, 404);
+    if (!sub) throw new AdminError('RSN_ADMIN_NOT_FOUND', `no subscription ${id}`);
     const results: RetryResult[] = [];
     for (const g of await this.deps.admin.listGivenUp(id)) {
       const n = await this.deps.repo.getNotification(g.topicId, g.seq);

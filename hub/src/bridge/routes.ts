@@ -3,8 +3,10 @@
 //   GET {hub}/bridge             -> every bridged channel (JSON)
 //   GET {hub}/bridge/NAME        -> the topic itself (RT-2: 200, application/xml, Link rel=self and
 //                                   rel=hub; RT-3: the newest notification, or an empty body)
+// A refusal is named by its kind; app.ts's refusal table gives its status.
 import type { Hono } from 'hono';
 import { formatLinkHeader } from '@rsnotify/shared';
+import { answerRefusal, answerRefusalJson } from '../app.js';
 import type { BridgeService } from './service.js';
 
 export function mountBridgeRoutes(
@@ -24,7 +26,11 @@ export function mountBridgeRoutes(
       });
     }
     const found = await bridge.lookup(source);
-    if (!found) return c.json({ error: 'no bridged channel for this Source', source }, 404);
+    if (!found)
+      return answerRefusalJson(c, 'not-found', {
+        error: 'no bridged channel for this Source',
+        source,
+      });
     return c.json({
       name: found.name,
       hub: hubUrl(),
@@ -37,7 +43,7 @@ export function mountBridgeRoutes(
   });
   app.get(`${base}/:name`, (c) => {
     const name = c.req.param('name');
-    if (!bridge.has(name)) return c.text('no such bridged channel\n', 404);
+    if (!bridge.has(name)) return answerRefusal(c, 'not-found', 'no such bridged channel');
     const body = bridge.latest(name) ?? Buffer.alloc(0);
     const link = formatLinkHeader([
       { href: bridge.topicFor(name), rel: 'self' },

@@ -1,4 +1,4 @@
 // cli/: the rsnotify-hub commands (serve, source, subscriptions); ../cli.ts builds the program.
-export { DEFAULT_DB, UsageError, serveOptions } from './serve-options.js';
+export { UsageError } from './usage-error.js';
 export { registerServeCommand } from './serve-command.js';
 export { registerSourceCommands, registerSubscriptionsCommand } from './source-commands.js';

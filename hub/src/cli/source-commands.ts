@@ -15,7 +15,8 @@ import { bridgedTopicUrl, checkBridgeName } from '../bridge/index.js';
 import { DEFAULT_BRIDGE_POLL_INTERVAL_MS } from '../config.js';
 import { TenantDirectory } from '../tenants/index.js';
 import { hasLeaseLapsed } from '../subscriptions/index.js';
-import { DEFAULT_DB, UsageError, readConfigFile } from './serve-options.js';
+import { DEFAULT_DB, loadHubOptions } from '../config-loader.js';
+import { UsageError } from './usage-error.js';
 
 function printJson(line: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify(line)}\n`);
@@ -43,10 +44,12 @@ async function openDirectory(db: string | undefined): Promise<{
 
 /** The hub endpoint URL bridged topics hang off: flag, environment, config file, serve's default. */
 function publicUrlFor(o: { publicUrl?: string; config?: string }): string {
-  if (o.publicUrl) return o.publicUrl;
-  if (process.env.RSNOTIFY_HUB_PUBLIC_URL) return process.env.RSNOTIFY_HUB_PUBLIC_URL;
-  const fromFile = o.config ? readConfigFile(o.config).publicUrl : undefined;
-  return typeof fromFile === 'string' ? fromFile : 'http://127.0.0.1:8080/hub';
+  const options = loadHubOptions({
+    flags: o.publicUrl ? { publicUrl: o.publicUrl } : {},
+    env: process.env,
+    ...(o.config ? { file: o.config } : {}),
+  });
+  return options.publicUrl ?? 'http://127.0.0.1:8080/hub';
 }
 
 function pollIntervalMs(text: string | undefined): number {

@@ -11,16 +11,26 @@ export type Refusal =
   | 'wrong-token'
   /** RT-5: the topic is not a channel of any registered Source. */
   | 'not-owner'
+  /** No such thing: a route, a Source, a subscription, a bridged channel. */
+  | 'not-found'
+  /** The name or topic prefix is taken already (a Source, a bridged Source). */
+  | 'conflict'
+  /** An admin request without a valid admin token. */
+  | 'unauthorized'
   /** A body over the configured limit. */
   | 'too-large'
   /** M-1: neither a form nor a ResourceSync notification. */
   | 'unsupported-media-type'
+  /** A request framing the hub does not implement (a transfer coding other than chunked). */
+  | 'not-implemented'
   /** WH-21: a topic the hub had to fetch could not be fetched. */
   | 'topic-unreachable'
   /** Too many unauthenticated bytes in flight, or the database is away: retry later. */
   | 'busy'
   /** The hub is stopping. */
-  | 'shutting-down';
+  | 'shutting-down'
+  /** This process cannot do it at all (an admin CLI without a running hub): retrying will not help. */
+  | 'unavailable';
 
 /** Every refusal, for exhaustive tables. */
 export const REFUSALS: readonly Refusal[] = [
@@ -29,9 +39,14 @@ export const REFUSALS: readonly Refusal[] = [
   'missing-token',
   'wrong-token',
   'not-owner',
+  'not-found',
+  'conflict',
+  'unauthorized',
   'too-large',
   'unsupported-media-type',
+  'not-implemented',
   'topic-unreachable',
   'busy',
   'shutting-down',
+  'unavailable',
 ];
