@@ -30,6 +30,7 @@ export const REFUSAL_STATUS = {
   'not-found': 404,
   conflict: 409,
   unauthorized: 401, // admin API (with WWW-Authenticate: Bearer)
+  forbidden: 403, // admin console: cross-site or without CSRF token
   'too-large': 413,
   'unsupported-media-type': 415, // M-1
   'not-implemented': 501, // RFC 9112 §6.1 (with Connection: close)

@@ -1,11 +1,16 @@
 // The console's pure decisions, table-tested without sockets: delivery health labels, what may be
-// shown of callbacks and free text, the cross-site verdict, and the subscription filter parser.
+// shown of callbacks and free text, the cross-site verdict, the subscription filter parser, and
+// the admin token name rule (on a real SQLite store).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Hono } from 'hono';
 import { deliveryHealth, FAILING_AFTER_ATTEMPTS, FAILING_AFTER_MS } from '../src/admin/health.js';
 import { redactText, redactUrl } from '@rsnotify/service-kit';
-import { isCrossSite } from '../src/admin/auth.js';
+import { join } from 'node:path';
+import { createAdminToken, isCrossSite } from '../src/admin/auth.js';
+import { AdminError } from '../src/admin/admin-error.js';
+import { openAdminStore } from '../src/store/admin.js';
+import { tempDir } from './helpers.js';
 import { subscriptionFilter } from '../src/admin/api.js';
 
 test('delivery health: healthy with no failed attempt, retrying below the threshold, failing at it or after a minute', () => {
@@ -78,4 +83,20 @@ test('subscription filter: known states and health values only', () => {
   assert.deepEqual(subscriptionFilter({ topic: '', callbackOrigin: '' }), {});
   assert.equal(typeof subscriptionFilter({ state: 'gone' }), 'string');
   assert.equal(typeof subscriptionFilter({ health: 'ok' }), 'string');
+});
+
+test('admin token names: 1-100 letters, digits, ".", "_" or "-", else RSN_ADMIN_BAD_TOKEN_NAME (a malformed request), nothing stored', async (t) => {
+  const store = await openAdminStore(join(await tempDir(t), 'hub.db'));
+  t.after(() => store.close());
+  for (const name of ['', '-lead', 'a b', 'x'.repeat(101), 'ops/1', 'ü']) {
+    await assert.rejects(createAdminToken(store, name, 1), (err: unknown) => {
+      assert.ok(err instanceof AdminError, JSON.stringify(name));
+      assert.equal(err.code, 'RSN_ADMIN_BAD_TOKEN_NAME');
+      assert.equal(err.refusal, 'malformed');
+      return true;
+    });
+  }
+  assert.deepEqual(await store.listAdminTokens(), []);
+  const made = await createAdminToken(store, 'ops.team_1-a', 1);
+  assert.equal(made.record.name, 'ops.team_1-a');
 });

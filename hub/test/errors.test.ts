@@ -37,6 +37,7 @@ const PINNED: Record<string, (code: never) => RsnotifyError | 'outcome'> = {
   RSN_ADMIN_BAD_POLL: (c) => new AdminError(c, 'm'),
   RSN_ADMIN_NO_DELIVERY: (c) => new AdminError(c, 'm'),
   RSN_ADMIN_BAD_ID: (c) => new AdminError(c, 'm'),
+  RSN_ADMIN_BAD_TOKEN_NAME: (c) => new AdminError(c, 'm'),
   RSN_ADMIN_BAD_FILTER: () => 'outcome',
   RSN_ADMIN_BAD_JSON: () => 'outcome',
   RSN_ADMIN_BAD_REQUEST: () => 'outcome',

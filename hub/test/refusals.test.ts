@@ -22,6 +22,7 @@ test('every domain refusal maps to its status (WH-4, RT-5, RT-7, M-1, WH-21)', (
     ['not-found', 404, {}],
     ['conflict', 409, {}],
     ['unauthorized', 401, { 'www-authenticate': 'Bearer' }],
+    ['forbidden', 403, {}],
     ['too-large', 413, {}],
     ['unsupported-media-type', 415, {}],
     ['not-implemented', 501, { connection: 'close' }],

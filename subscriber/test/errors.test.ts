@@ -33,12 +33,14 @@ const PINNED: Record<string, (code: never) => RsnotifyError | 'outcome'> = {
   RSN_MIRROR_CLOSED: (c) => new MirrorError(c, 'm'),
   RSN_STORE_CLOSED: (c) => new StoreError(c, 'm'),
   RSN_STORE_OPEN_FAILED: (c) => new StoreError(c, 'm'),
+  RSN_STORE_NO_COLUMN: (c) => new StoreError(c, 'm'),
   RSN_STATUS_UNAUTHORIZED: () => 'outcome',
   RSN_STATUS_CROSS_SITE: () => 'outcome',
   RSN_STATUS_LOGIN_TOO_LARGE: () => 'outcome',
   RSN_SOURCE_UNKNOWN: (c) => new SubscriberError(c, 'm'),
   RSN_AUDIT_NO_RESOURCELIST: (c) => new SubscriberError(c, 'm'),
   RSN_SYNC_FAILED: (c) => new SubscriberError(c, 'm'),
+  RSN_BRIDGE_LOOKUP_FAILED: (c) => new SubscriberError(c, 'm'),
 };
 
 test('the subscriber catalog lists exactly the pinned codes, each with its class and a meaning', () => {

@@ -10,32 +10,15 @@ export const ADMIN_ERROR_REFUSAL = {
   RSN_ADMIN_NOT_FOUND: 'not-found',
   RSN_ADMIN_BAD_POLL: 'malformed',
   RSN_ADMIN_BAD_ID: 'malformed',
+  RSN_ADMIN_BAD_TOKEN_NAME: 'malformed',
   // Only a process without a delivery engine (the admin CLI without --hub) lacks it.
   RSN_ADMIN_NO_DELIVERY: 'unavailable',
 } as const satisfies Record<AdminErrorCode, Refusal>;
 
 export class AdminError extends RsnotifyError<AdminErrorCode> {
   readonly refusal: Refusal;
-  constructor(code: AdminErrorCode, message: string, details?: Record<string, unknown>);
-  /**
-   * The former form with an HTTP status (still in console.ts): the status is not used, the refusal
-   * follows from the code.
-   */
-  constructor(
-    code: AdminErrorCode,
-    message: string,
-    status: number,
-    details?: Record<string, unknown>,
-  );
-  constructor(
-    code: AdminErrorCode,
-    message: string,
-    detailsOrStatus: Record<string, unknown> | number = {},
-    details: Record<string, unknown> = {},
-  ) {
-    super(code, message, {
-      details: typeof detailsOrStatus === 'number' ? details : detailsOrStatus,
-    });
+  constructor(code: AdminErrorCode, message: string, details: Record<string, unknown> = {}) {
+    super(code, message, { details });
     this.name = 'AdminError';
     this.refusal = ADMIN_ERROR_REFUSAL[code];
   }

@@ -8,7 +8,9 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { isCrossSiteRequest } from '@rsnotify/service-kit';
+import { answerRefusalJson } from '../app.js';
 import { bearerToken, hashToken } from '../tenants/index.js';
+import { AdminError } from './admin-error.js';
 import type { AdminStore, AdminTokenRecord } from './store.js';
 
 export const SESSION_COOKIE = 'rsn_admin';
@@ -76,7 +78,10 @@ export function isCrossSite(c: Context): boolean {
 export function crossSiteGuard(): MiddlewareHandler {
   return async (c, next) => {
     if (isCrossSite(c))
-      return c.json({ error: 'RSN_ADMIN_CROSS_SITE', message: 'cross-site request refused' }, 403);
+      return answerRefusalJson(c, 'forbidden', {
+        error: 'RSN_ADMIN_CROSS_SITE',
+        message: 'cross-site request refused',
+      });
     return next();
   };
 }
@@ -104,7 +109,10 @@ export function requireAdmin(
         presented = typeof form._csrf === 'string' ? form._csrf : undefined;
       }
       if (presented === undefined || !sameString(presented, principal.csrf!)) {
-        return c.json({ error: 'RSN_ADMIN_CSRF', message: 'missing or wrong CSRF token' }, 403);
+        return answerRefusalJson(c, 'forbidden', {
+          error: 'RSN_ADMIN_CSRF',
+          message: 'missing or wrong CSRF token',
+        });
       }
     }
     c.set('principal', principal);
@@ -119,7 +127,10 @@ export async function createAdminToken(
   now: number,
 ): Promise<{ token: string; record: AdminTokenRecord }> {
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name)) {
-    throw new Error('an admin token name is 1-100 letters, digits, ".", "_" or "-"');
+    throw new AdminError(
+      'RSN_ADMIN_BAD_TOKEN_NAME',
+      'an admin token name is 1-100 letters, digits, ".", "_" or "-"',
+    );
   }
   const token = generateAdminToken();
   const record = await store.addAdminToken({ name, tokenHash: hashToken(token), now });

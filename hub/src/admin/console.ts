@@ -72,7 +72,6 @@ export function createConsolePages(service: AdminService): Hono<AdminEnv> {
           throw new AdminError(
             'RSN_ADMIN_BAD_POLL',
             'a Source is either polled (poll URL) or publishes (topic prefixes), not both',
-            400,
           );
         const interval = typeof form.pollInterval === 'string' ? form.pollInterval.trim() : '';
         const bridged = await service.addBridgedSource({
@@ -238,7 +237,7 @@ export function createConsolePages(service: AdminService): Hono<AdminEnv> {
   const subscriberId = (c: Context) => {
     const raw = c.req.param('id') ?? '';
     if (!/^\d{1,15}$/.test(raw))
-      throw new AdminError('RSN_ADMIN_BAD_ID', 'the id must be a number', 400);
+      throw new AdminError('RSN_ADMIN_BAD_ID', 'the id must be a number');
     return Number(raw);
   };
   app.get('/subscribers/:id', async (c) => {

@@ -59,6 +59,10 @@ export const HUB_ERRORS = {
     meaning: 'retrying deliveries needs a running hub (the CLI was not given --hub)',
   },
   RSN_ADMIN_BAD_ID: { class: 'AdminError', meaning: 'an admin id parameter that is not a number' },
+  RSN_ADMIN_BAD_TOKEN_NAME: {
+    class: 'AdminError',
+    meaning: 'an admin token name that is not 1-100 letters, digits, ".", "_" or "-"',
+  },
   RSN_ADMIN_BAD_POLL: {
     class: 'AdminError',
     meaning:

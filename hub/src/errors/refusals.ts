@@ -17,6 +17,8 @@ export type Refusal =
   | 'conflict'
   /** An admin request without a valid admin token. */
   | 'unauthorized'
+  /** A console state change sent from another site, or without its CSRF token. */
+  | 'forbidden'
   /** A body over the configured limit. */
   | 'too-large'
   /** M-1: neither a form nor a ResourceSync notification. */
@@ -42,6 +44,7 @@ export const REFUSALS: readonly Refusal[] = [
   'not-found',
   'conflict',
   'unauthorized',
+  'forbidden',
   'too-large',
   'unsupported-media-type',
   'not-implemented',

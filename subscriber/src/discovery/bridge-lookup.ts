@@ -2,6 +2,7 @@
 // own): GET {hub}/bridge?source=URL answers 200 {name, hub, topic} or 404. Tried with each URL of the
 // Source discovery knows, since the hub's operator may have registered any of them.
 import type { GetLike } from '@rsnotify/shared';
+import { SubscriberError } from '../errors/index.js';
 
 export interface BridgedChannel {
   readonly name: string;
@@ -27,14 +28,16 @@ export async function lookupBridgedChannel(
     });
     if (res.status === 404) continue;
     if (res.status !== 200)
-      throw new Error(`hub lookup ${bridgeLookupUrl(hub, url)}: HTTP ${res.status}`);
-    const body = JSON.parse(res.body.toString('utf8')) as {
-      name?: unknown;
-      hub?: unknown;
-      topic?: unknown;
-    };
-    if (typeof body.topic !== 'string' || typeof body.hub !== 'string')
-      throw new Error(`hub lookup for ${url}: answer without hub and topic`);
+      throw new SubscriberError(
+        'RSN_BRIDGE_LOOKUP_FAILED',
+        `hub lookup ${bridgeLookupUrl(hub, url)}: HTTP ${res.status}`,
+      );
+    const body = jsonObject(res.body);
+    if (typeof body?.topic !== 'string' || typeof body.hub !== 'string')
+      throw new SubscriberError(
+        'RSN_BRIDGE_LOOKUP_FAILED',
+        `hub lookup for ${url}: answer without hub and topic`,
+      );
     return {
       name: typeof body.name === 'string' ? body.name : '',
       hub: body.hub,
@@ -43,4 +46,16 @@ export async function lookupBridgedChannel(
     };
   }
   return undefined;
+}
+
+/** The answer's JSON object, or undefined when the body is not one (a broken or hostile hub). */
+function jsonObject(body: Buffer): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(body.toString('utf8'));
+    return typeof value === 'object' && value !== null
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }

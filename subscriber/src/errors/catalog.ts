@@ -47,6 +47,10 @@ export const SUBSCRIBER_ERRORS = {
     class: 'StoreError',
     meaning: 'the subscriber database cannot be opened',
   },
+  RSN_STORE_NO_COLUMN: {
+    class: 'StoreError',
+    meaning: 'a prepared write names a table property with no column (a programming error)',
+  },
   RSN_STATUS_UNAUTHORIZED: {
     class: 'outcome',
     meaning: 'a status page request without the status token or a login session (401)',
@@ -70,6 +74,10 @@ export const SUBSCRIBER_ERRORS = {
   RSN_SYNC_FAILED: {
     class: 'SubscriberError',
     meaning: 'a one-shot sync could not discover the Source or take its baseline',
+  },
+  RSN_BRIDGE_LOOKUP_FAILED: {
+    class: 'SubscriberError',
+    meaning: "a hub's bridge lookup answered neither 404 nor 200 with a hub and a topic",
   },
 } as const satisfies ErrorCatalog;
 

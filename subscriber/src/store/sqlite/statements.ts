@@ -5,6 +5,7 @@
 import type Database from 'better-sqlite3';
 import { getTableColumns } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { StoreError } from '../../errors/index.js';
 
 export class StatementCache {
   private readonly statements = new Map<string, Database.Statement>();
@@ -28,7 +29,7 @@ export function columnNames(table: SQLiteTable, keys: readonly string[]): string
   const columns = getTableColumns(table) as Record<string, { name: string }>;
   return keys.map((k) => {
     const c = columns[k];
-    if (!c) throw new Error(`no column for property ${k}`);
+    if (!c) throw new StoreError('RSN_STORE_NO_COLUMN', `no column for property ${k}`);
     return quote(c.name);
   });
 }
