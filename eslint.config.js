@@ -57,6 +57,25 @@ export default tseslint.config(
     },
   },
   {
+    // Every error a package raises carries a stable code from its catalog (errors/catalog.ts), so
+    // operators and tests can tell them apart: no bare Error in the packages' sources.
+    files: [
+      'shared/src/**/*.ts',
+      'service-kit/src/**/*.ts',
+      'hub/src/**/*.ts',
+      'subscriber/src/**/*.ts',
+    ],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='Error'], CallExpression[callee.name='Error']",
+          message: "Throw the package's coded error (its errors/catalog.ts), not a bare Error.",
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs', '**/drizzle*.config.ts'],
     ...tseslint.configs.disableTypeChecked,
   },
