@@ -7,7 +7,7 @@ import {
   describeError,
   formatLinkHeader,
   isRsnotifyError,
-  parseChangeNotificationInSlices,
+  checkChangeNotificationInSlices,
   type OutboundPolicy,
 } from '@rsnotify/shared';
 import type { Logger, HubMetrics } from '../observability/index.js';
@@ -98,7 +98,7 @@ export class PublishingService {
     if (!auth.ok) return this.reject(auth.refusal, auth.reason, 'unauthorized', { topic });
     try {
       // RN-1..RN-3 (RT-7: a malformed payload is refused). The parse is a check only: the stored bytes are the received ones.
-      await parseChangeNotificationInSlices(req.body, { maxBytes: this.deps.maxBodyBytes });
+      await checkChangeNotificationInSlices(req.body, { maxBytes: this.deps.maxBodyBytes });
     } catch (err) {
       const d = describeError(err);
       if (isRsnotifyError(err))
