@@ -48,6 +48,12 @@ test('sqlite: an unopenable database file is a typed error', () => {
   writeFileSync(notADirectory, 'x');
   assert.throws(() => openSqliteRepository(join(notADirectory, 'hub.db')), {
     code: 'RSN_STORE_OPEN_FAILED',
+    message: /^cannot open hub database .*ENOTDIR/,
+  });
+  // A directory where the database file should be.
+  assert.throws(() => openSqliteRepository(root), {
+    code: 'RSN_STORE_OPEN_FAILED',
+    message: /^cannot open hub database .*EISDIR/,
   });
 });
 
