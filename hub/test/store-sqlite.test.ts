@@ -50,6 +50,11 @@ test('sqlite: an unopenable database file is a typed error', () => {
     code: 'RSN_STORE_OPEN_FAILED',
     message: /^cannot open hub database .*ENOTDIR/,
   });
+  // `serve --db /proc/nope/hub.db`: fails at once, with the errno.
+  assert.throws(() => openSqliteRepository('/proc/nope/hub.db'), {
+    code: 'RSN_STORE_OPEN_FAILED',
+    message: /^cannot open hub database \/proc\/nope\/hub\.db: E[A-Z]+/,
+  });
   // A directory where the database file should be.
   assert.throws(() => openSqliteRepository(root), {
     code: 'RSN_STORE_OPEN_FAILED',
