@@ -2,6 +2,7 @@
 // hub.mode=publish (WH-21). Either way the notification is authorized by the owning Source's token
 // (RT-5), stored in one transaction (seq = last_seq + 1), and only then answered.
 import type { Dispatcher } from 'undici';
+import { concatInSlices } from '@rsnotify/service-kit';
 import {
   checkOutboundUrl,
   describeError,
@@ -219,7 +220,7 @@ export class PublishingService {
         return { ok: false, reason: `status ${res.statusCode}` };
       const ct = res.headers['content-type'];
       const contentType = (Array.isArray(ct) ? ct[0] : ct) ?? 'application/octet-stream';
-      return { ok: true, contentType, body: Buffer.concat(chunks, size) };
+      return { ok: true, contentType, body: await concatInSlices(chunks, size) };
     } catch (err) {
       const d = describeError(err);
       return { ok: false, reason: d.code ? `${d.code}: ${d.message}` : d.message };
