@@ -173,6 +173,23 @@ export function runRepositoryContract(
     await repo.close();
   });
 
+  test(`${engine}: M-4, M-5: a body of several MiB reads back byte for byte among small ones, and is pruned`, async () => {
+    const { repo } = await open();
+    // Not a multiple of any part size, and every byte position distinguishable.
+    const big = Buffer.alloc(2 * 1024 * 1024 + 123_457, 0);
+    for (let i = 0; i < big.length; i++) big[i] = (i * 7 + (i >> 11)) % 251;
+    await repo.appendNotification(note('http://t/big', 'before', 100));
+    const stored = await repo.appendNotification({ ...note('http://t/big', '', 100), body: big });
+    await repo.appendNotification(note('http://t/big', 'after', 100));
+    assert.equal(stored.seq, 2);
+    const read = await repo.getNotification(stored.topicId, 2);
+    assert.equal(read?.body.length, big.length);
+    assert.ok(read?.body.equals(big), 'the stored bytes are the appended ones');
+    assert.equal((await repo.getNotification(stored.topicId, 3))?.body.toString(), 'after');
+    assert.equal(await repo.pruneNotifications(1_000), 3, 'no subscription: all three go');
+    await repo.close();
+  });
+
   test(`${engine}: WH-3, WH-9: intents persist, the newest request for a pair supersedes older pending ones`, async () => {
     const { repo, reopen } = await open();
     const base = {

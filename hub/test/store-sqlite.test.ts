@@ -7,6 +7,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { openSqliteRepository } from '../src/store/index.js';
+import { PART_BYTES, STAGING_GRACE_MS } from '../src/store/sqlite/payloads.js';
 import { runRepositoryContract } from './repository-contract.js';
 
 const root = mkdtempSync(join(tmpdir(), 'rsnotify-hub-store-'));
@@ -47,5 +48,65 @@ test('sqlite: an unopenable database file is a typed error', () => {
   writeFileSync(notADirectory, 'x');
   assert.throws(() => openSqliteRepository(join(notADirectory, 'hub.db')), {
     code: 'RSN_STORE_OPEN_FAILED',
+    message: /^cannot open hub database .*ENOTDIR/,
   });
+  // `serve --db /proc/nope/hub.db`: fails at once, with the errno.
+  assert.throws(() => openSqliteRepository('/proc/nope/hub.db'), {
+    code: 'RSN_STORE_OPEN_FAILED',
+    message: /^cannot open hub database \/proc\/nope\/hub\.db: E[A-Z]+/,
+  });
+  // A directory where the database file should be.
+  assert.throws(() => openSqliteRepository(root), {
+    code: 'RSN_STORE_OPEN_FAILED',
+    message: /^cannot open hub database .*EISDIR/,
+  });
+});
+
+test('sqlite: promise 1: a large body is staged in parts that count only once its row commits; pruning and the sweep remove parts no row names', async () => {
+  const file = join(root, 'parts', 'hub.db');
+  const repo = openSqliteRepository(file);
+  const peek = new Database(file, { readonly: true });
+  const parts = (): number =>
+    (peek.prepare('SELECT COUNT(*) AS n FROM notification_parts').get() as { n: number }).n;
+  try {
+    const big = Buffer.alloc(PART_BYTES * 3 + 1, 0x61);
+    const { topicId, seq } = await repo.appendNotification({
+      topicUrl: 'http://t/parts',
+      receivedAt: 100,
+      contentType: 'application/xml',
+      linkHeader: '<http://t/parts>; rel="self"',
+      body: big,
+    });
+    assert.equal(parts(), 4, 'three full parts and one byte');
+    const row = peek
+      .prepare('SELECT length(body) AS inline, payload_id AS payloadId FROM notifications')
+      .get() as { inline: number; payloadId: number | null };
+    assert.equal(row.inline, 0, 'the notification row holds no copy of the body');
+    assert.notEqual(row.payloadId, null);
+    assert.ok((await repo.getNotification(topicId, seq))?.body.equals(big));
+
+    // Parts a crashed publish staged before its row committed: written by another connection, as
+    // the hub process that died would have left them.
+    const writer = new Database(file);
+    const stray = writer.prepare(
+      'INSERT INTO notification_parts (payload_id, part, bytes, created_at) VALUES (?, 0, ?, ?)',
+    );
+    stray.run(7, Buffer.from('old stray'), 1_000 - STAGING_GRACE_MS - 1);
+    stray.run(8, Buffer.from('a publish still staging'), 500);
+    writer.close();
+    assert.equal(parts(), 6);
+
+    assert.equal(await repo.pruneNotifications(1_000), 1);
+    const left = peek.prepare('SELECT payload_id AS id FROM notification_parts').all() as {
+      id: number;
+    }[];
+    assert.deepEqual(
+      left.map((r) => r.id),
+      [8],
+      "the pruned notification's parts and the old stray go; recent staging stays",
+    );
+  } finally {
+    peek.close();
+    repo.close();
+  }
 });

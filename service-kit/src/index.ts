@@ -2,6 +2,8 @@ export { type Clock, type Random, systemClock, systemRandom } from './clock.js';
 export { parseDuration } from './duration.js';
 export {
   ByteBudget,
+  concatInSlices,
+  yieldToEventLoop,
   drainRefused,
   readLimitedBody,
   readLimitedWebBody,

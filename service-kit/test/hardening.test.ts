@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ByteBudget, prepareDatabaseFile, redactUrl } from '../src/index.js';
+import { ByteBudget, concatInSlices, prepareDatabaseFile, redactUrl } from '../src/index.js';
 
 test('redactUrl keeps the origin and replaces path and query by a stable 12-hex hash', () => {
   const a = redactUrl('https://mirror.test:8443/callback/SECRET?x=1');
@@ -44,5 +44,19 @@ test('prepareDatabaseFile: new file 0600 in new 0700 directories; an existing fi
     assert.throws(() => prepareDatabaseFile('/proc/nope/x.db'), { code: 'ENOENT' });
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('concatInSlices gives the bytes Buffer.concat gives, for one chunk, small and sliced sizes', async () => {
+  const chunk = (n: number, seed: number) =>
+    Buffer.from(Array.from({ length: n }, (_, i) => (i * seed) % 256));
+  const cases: Buffer[][] = [
+    [chunk(10, 3)],
+    [chunk(10, 3), chunk(7, 5)],
+    Array.from({ length: 40 }, (_, i) => chunk(65_536 + i, i + 1)), // > 2 MiB: copied in slices
+  ];
+  for (const chunks of cases) {
+    const size = chunks.reduce((s, c) => s + c.length, 0);
+    assert.ok((await concatInSlices(chunks, size, 1024 * 1024)).equals(Buffer.concat(chunks)));
   }
 });

@@ -2,12 +2,13 @@
 // hub.mode=publish (WH-21). Either way the notification is authorized by the owning Source's token
 // (RT-5), stored in one transaction (seq = last_seq + 1), and only then answered.
 import type { Dispatcher } from 'undici';
+import { concatInSlices } from '@rsnotify/service-kit';
 import {
   checkOutboundUrl,
   describeError,
   formatLinkHeader,
   isRsnotifyError,
-  parseChangeNotificationInSlices,
+  checkChangeNotificationInSlices,
   type OutboundPolicy,
 } from '@rsnotify/shared';
 import type { Logger, HubMetrics } from '../observability/index.js';
@@ -98,7 +99,7 @@ export class PublishingService {
     if (!auth.ok) return this.reject(auth.refusal, auth.reason, 'unauthorized', { topic });
     try {
       // RN-1..RN-3 (RT-7: a malformed payload is refused). The parse is a check only: the stored bytes are the received ones.
-      await parseChangeNotificationInSlices(req.body, { maxBytes: this.deps.maxBodyBytes });
+      await checkChangeNotificationInSlices(req.body, { maxBytes: this.deps.maxBodyBytes });
     } catch (err) {
       const d = describeError(err);
       if (isRsnotifyError(err))
@@ -219,7 +220,7 @@ export class PublishingService {
         return { ok: false, reason: `status ${res.statusCode}` };
       const ct = res.headers['content-type'];
       const contentType = (Array.isArray(ct) ? ct[0] : ct) ?? 'application/octet-stream';
-      return { ok: true, contentType, body: Buffer.concat(chunks, size) };
+      return { ok: true, contentType, body: await concatInSlices(chunks, size) };
     } catch (err) {
       const d = describeError(err);
       return { ok: false, reason: d.code ? `${d.code}: ${d.message}` : d.message };

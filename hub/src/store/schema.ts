@@ -121,9 +121,28 @@ export const notifications = sqliteTable(
     contentType: text('content_type').notNull(),
     /** The Link header as received (M-4), or one the hub built for a fetched topic (WH-17). */
     linkHeader: text('link_header').notNull(),
+    /** Empty when the body is stored in parts (`payloadId` set): see notificationParts. */
     body: blob('body', { mode: 'buffer' }).notNull(),
+    payloadId: integer('payload_id'),
   },
   (t) => [uniqueIndex('notifications_topic_seq_unique').on(t.topicId, t.seq)],
+);
+
+/**
+ * The body of a large notification in parts, each written in its own short transaction so that no
+ * single commit holds the event loop for the whole body. Parts are staged before their notification
+ * row exists and become part of a notification only when the row naming their payload id commits
+ * (promise 1); parts no row names are a publish that was never answered, swept by upkeep.
+ */
+export const notificationParts = sqliteTable(
+  'notification_parts',
+  {
+    payloadId: integer('payload_id').notNull(),
+    part: integer('part').notNull(),
+    bytes: blob('bytes', { mode: 'buffer' }).notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('notification_parts_payload_part').on(t.payloadId, t.part)],
 );
 
 /** Notifications that a subscription never acknowledged within the retry age (promise 1). */

@@ -5,6 +5,10 @@ export * from './errors.js';
 export { documentKind } from './kinds.js';
 export { parseDocument } from './parse.js';
 export { serializeDocument } from './serialize.js';
-export { parseChangeNotification, parseChangeNotificationInSlices } from './notification.js';
+export {
+  checkChangeNotificationInSlices,
+  parseChangeNotification,
+  parseChangeNotificationInSlices,
+} from './notification.js';
 export { notificationChannels, entryToChange } from './accessors.js';
 export { streamDocument, type DocumentHeader, type DocumentStreamEvent } from './stream.js';

@@ -13,6 +13,7 @@ import * as schema from '../schema.js';
 import type { HubRepository } from '../repository.js';
 import type { BridgeRepository } from '../bridge-repository.js';
 import { createSqliteBridgeRepository } from './bridge.js';
+import { startCheckpointer } from './checkpointer.js';
 import { SqliteRepository } from './repository.js';
 
 // Same relative path from src/store/sqlite and dist/store/sqlite.
@@ -52,8 +53,10 @@ export function openSqliteStores(file: string): {
   sqlite.pragma('foreign_keys = ON');
   const db: BetterSQLite3Database<typeof schema> = drizzle(sqlite, { schema });
   migrate(db, { migrationsFolder });
+  const inMemory = file === ':memory:' || file.startsWith('file:');
+  const checkpointer = inMemory ? undefined : startCheckpointer(sqlite, file);
   return {
-    repository: new SqliteRepository(sqlite, db),
+    repository: new SqliteRepository(sqlite, db, () => checkpointer?.stop()),
     bridge: createSqliteBridgeRepository(sqlite),
   };
 }

@@ -25,15 +25,21 @@ import type { SqliteContext } from './context.js';
 import * as tenants from './tenants.js';
 import * as intents from './intents.js';
 import * as upkeep from './upkeep.js';
+import { PayloadParts } from './payloads.js';
 
 type SubscriptionRow = typeof schema.subscriptions.$inferSelect;
+
+/** A notification as the group commit writes it: its body inline, or staged under `payloadId`. */
+type Append = NewNotification & { readonly payloadId: number | null };
+
+const EMPTY = Buffer.alloc(0);
 
 export class SqliteRepository implements HubRepository {
   private readonly bumpTopic: Database.Statement<[number]>;
   private readonly topicByUrl: Database.Statement<[string]>;
   private readonly insertTopic: Database.Statement<[string, number]>;
   private readonly insertNotification: Database.Statement<
-    [number, number, number, string, string, Buffer]
+    [number, number, number, string, string, Buffer, number | null]
   >;
   private readonly selectNotification: Database.Statement<[number, number]>;
   private readonly updateCursor: Database.Statement<
@@ -43,17 +49,17 @@ export class SqliteRepository implements HubRepository {
     [number, number, string, number, string, number]
   >;
   private readonly topicIds = new Map<string, number>();
-  private readonly appendTx: (
-    batch: readonly NewNotification[],
-  ) => { topicId: number; seq: number }[];
+  private readonly appendTx: (batch: readonly Append[]) => { topicId: number; seq: number }[];
   private readonly dataVersion: Database.Statement<[]>;
-  private readonly appends: GroupCommit<NewNotification, { topicId: number; seq: number }>;
+  private readonly appends: GroupCommit<Append, { topicId: number; seq: number }>;
+  private readonly payloads: PayloadParts;
   private readonly cursorsTx: (updates: readonly CursorUpdate[], now: number) => void;
   private readonly ctx: SqliteContext;
 
   constructor(
     private readonly sqlite: Database.Database,
     private readonly db: BetterSQLite3Database<typeof schema>,
+    private readonly onClose: () => void = () => undefined,
   ) {
     this.ctx = { sqlite, db };
     this.bumpTopic = sqlite
@@ -64,11 +70,12 @@ export class SqliteRepository implements HubRepository {
       'INSERT INTO topics (url, last_seq, created_at) VALUES (?, 0, ?) RETURNING id',
     );
     this.insertNotification = sqlite.prepare(
-      'INSERT INTO notifications (topic_id, seq, received_at, content_type, link_header, body) VALUES (?, ?, ?, ?, ?, ?)',
+      'INSERT INTO notifications (topic_id, seq, received_at, content_type, link_header, body, payload_id) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
     this.selectNotification = sqlite.prepare(
-      'SELECT topic_id AS topicId, seq, received_at AS receivedAt, content_type AS contentType, link_header AS linkHeader, body FROM notifications WHERE topic_id = ? AND seq = ?',
+      'SELECT topic_id AS topicId, seq, received_at AS receivedAt, content_type AS contentType, link_header AS linkHeader, body, payload_id AS payloadId FROM notifications WHERE topic_id = ? AND seq = ?',
     );
+    this.payloads = new PayloadParts(sqlite);
     this.updateCursor = sqlite.prepare(
       'UPDATE subscriptions SET delivered_seq = MAX(delivered_seq, ?), attempts = ?, next_attempt_at = ?, first_failed_at = ?, last_status = ?, last_error = ?, updated_at = ? WHERE id = ?',
     );
@@ -80,7 +87,7 @@ export class SqliteRepository implements HubRepository {
       commit: (batch) => this.appendTx(batch),
       closedError: () => new StoreError('RSN_STORE_UNAVAILABLE', 'the hub database is closed'),
     });
-    this.appendTx = sqlite.transaction((batch: readonly NewNotification[]) =>
+    this.appendTx = sqlite.transaction((batch: readonly Append[]) =>
       batch.map((n) => {
         const topicId = this.ensureTopic(n.topicUrl, n.receivedAt);
         const seq = this.bumpTopic.get(topicId) as number;
@@ -90,7 +97,8 @@ export class SqliteRepository implements HubRepository {
           n.receivedAt,
           n.contentType,
           n.linkHeader,
-          n.body,
+          n.payloadId === null ? n.body : EMPTY,
+          n.payloadId,
         );
         return { topicId, seq };
       }),
@@ -161,12 +169,20 @@ export class SqliteRepository implements HubRepository {
    * transaction (one WAL commit), and each caller is answered only after that commit. Order within
    * the batch is arrival order, so seq order is still publish order per topic.
    */
-  appendNotification(n: NewNotification): Promise<{ topicId: number; seq: number }> {
-    return this.appends.submit(n);
+  async appendNotification(n: NewNotification): Promise<{ topicId: number; seq: number }> {
+    // A large body is staged in parts first; its row (and so the notification) commits after.
+    const payloadId = PayloadParts.needsParts(n.body)
+      ? await this.payloads.stage(n.body, n.receivedAt)
+      : null;
+    return this.appends.submit({ ...n, payloadId });
   }
 
   async getNotification(topicId: number, seq: number): Promise<StoredNotification | undefined> {
-    return this.selectNotification.get(topicId, seq) as StoredNotification | undefined;
+    const row = this.selectNotification.get(topicId, seq) as
+      (StoredNotification & { payloadId: number | null }) | undefined;
+    if (row === undefined) return undefined;
+    const { payloadId, ...stored } = row;
+    return payloadId === null ? stored : { ...stored, body: await this.payloads.read(payloadId) };
   }
 
   async listTopics(): Promise<TopicRecord[]> {
@@ -341,6 +357,7 @@ export class SqliteRepository implements HubRepository {
   }
 
   close(): void {
+    this.onClose();
     if (this.sqlite.open) this.appends.close();
     if (this.sqlite.open) this.sqlite.close();
   }

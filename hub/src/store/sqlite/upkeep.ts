@@ -5,22 +5,39 @@ import * as schema from '../schema.js';
 import type { Subscription, SubscriptionCounts } from '../repository.js';
 import { toSubscription } from '../rows.js';
 import type { SqliteContext } from './context.js';
+import { STAGING_GRACE_MS } from './payloads.js';
 
 export async function pruneNotifications(
   ctx: SqliteContext,
   receivedBefore: number,
 ): Promise<number> {
   // A notification is kept while any subscription of its topic still has it ahead of its cursor (M-5).
-  const r = ctx.sqlite
-    .prepare(
-      `
+  return ctx.sqlite.transaction(() => {
+    const pruned = ctx.sqlite
+      .prepare(
+        `
     DELETE FROM notifications
      WHERE received_at < ?
        AND seq <= COALESCE((SELECT MIN(s.delivered_seq) FROM subscriptions s WHERE s.topic_id = notifications.topic_id),
-                           (SELECT t.last_seq FROM topics t WHERE t.id = notifications.topic_id))`,
-    )
-    .run(receivedBefore);
-  return r.changes;
+                           (SELECT t.last_seq FROM topics t WHERE t.id = notifications.topic_id))
+    RETURNING payload_id`,
+      )
+      .pluck()
+      .all(receivedBefore) as (number | null)[];
+    const dropParts = ctx.sqlite.prepare('DELETE FROM notification_parts WHERE payload_id = ?');
+    for (const payloadId of pruned) if (payloadId !== null) dropParts.run(payloadId);
+    // Parts staged for a publish that never committed (its process died between staging and the
+    // commit of its row) belong to no notification.
+    ctx.sqlite
+      .prepare(
+        `
+    DELETE FROM notification_parts
+     WHERE created_at < ?
+       AND payload_id NOT IN (SELECT payload_id FROM notifications WHERE payload_id IS NOT NULL)`,
+      )
+      .run(receivedBefore - STAGING_GRACE_MS);
+    return pruned.length;
+  })();
 }
 
 export async function removeExpiredSubscriptions(
