@@ -97,10 +97,7 @@ test('promise 2: insertInbox reports the commit (row readable) before it resolve
 });
 
 test('closing the store right after durable writes lets their syncs finish: every promise resolves', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'rsn-store-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
-  const file = join(dir, 'subscriber.db');
-  const store = openSqliteStore({ file });
+  const { store, file } = await tempStore(t);
   const src = await store.ensureSource('a', 'http://x/');
   const writes = Array.from({ length: 10 }, (_, i) =>
     store.insertInbox({
