@@ -20,10 +20,10 @@ async function tempStore(t: { after: (fn: () => Promise<void>) => void }) {
   return { store, file };
 }
 
-test('migrations apply on a fresh file; WAL and synchronous=FULL are on', async (t) => {
+test('migrations apply on a fresh file; WAL is on, commits use synchronous=NORMAL (the WAL is fsync-ed apart)', async (t) => {
   const { store } = await tempStore(t);
   assert.equal(store.sqlite.pragma('journal_mode', { simple: true }), 'wal');
-  assert.equal(store.sqlite.pragma('synchronous', { simple: true }), 2);
+  assert.equal(store.sqlite.pragma('synchronous', { simple: true }), 1);
   const tables = (
     store.sqlite.prepare("SELECT name FROM sqlite_master WHERE type='table'").all() as {
       name: string;
@@ -76,6 +76,49 @@ test('promise 2: an inbox row is committed (visible to another connection) when 
     bodies.map((b) => b.toString()),
   );
   assert.ok(rows.every((r) => r.state === 'new'));
+});
+
+test('promise 2: insertInbox reports the commit (row readable) before it resolves with the same id, after the WAL sync', async (t) => {
+  const { store, file } = await tempStore(t);
+  const src = await store.ensureSource('a', 'http://x/');
+  const other = new Database(file, { readonly: true });
+  t.after(() => other.close());
+  const seen: { id: number; visible: boolean; resolved: boolean }[] = [];
+  let resolved = false;
+  const body = Buffer.from('<urlset/>');
+  const id = await store
+    .insertInbox({ sourceId: src.id, receivedAt: 1, body, signature: 'ok' }, (committed) => {
+      const row = other.prepare('SELECT id FROM inbox WHERE id = ?').get(committed);
+      seen.push({ id: committed, visible: row !== undefined, resolved });
+    })
+    .finally(() => {
+      resolved = true;
+    });
+  assert.deepEqual(seen, [{ id, visible: true, resolved: false }]);
+});
+
+test('closing the store right after durable writes lets their syncs finish: every promise resolves', async (t) => {
+  const { store, file } = await tempStore(t);
+  const src = await store.ensureSource('a', 'http://x/');
+  const writes = Array.from({ length: 10 }, (_, i) =>
+    store.insertInbox({
+      sourceId: src.id,
+      receivedAt: i,
+      body: Buffer.from(String(i)),
+      signature: 'ok',
+    }),
+  );
+  await Promise.resolve();
+  const closed = store.close();
+  const ids = await Promise.all(writes);
+  await closed;
+  const again = new Database(file, { readonly: true });
+  t.after(() => again.close());
+  const rows = again.prepare('SELECT id FROM inbox ORDER BY id').all() as { id: number }[];
+  assert.deepEqual(
+    rows.map((r) => r.id),
+    ids,
+  );
 });
 
 test('open inbox rows come back oldest first; finished ones do not', async (t) => {

@@ -1,6 +1,7 @@
 // Callback routes (WebSub §5.3, §7): the verification GET answered from the store (WS-8..WS-10) and
 // the delivery POST, stored raw and durably in the inbox before the 2xx (WS-11, promise 2). Parsing,
-// ordering and applying happen after the answer. Only this file maps outcomes to HTTP statuses.
+// ordering and applying start once the row is committed, at the latest after the answer. Only this
+// file maps outcomes to HTTP statuses.
 import type { IncomingMessage } from 'node:http';
 import { Hono, type Context } from 'hono';
 import { WEBSUB } from '@rsnotify/shared';
@@ -33,7 +34,10 @@ export interface IntakeDeps {
   /** Path prefix of publicUrl ('' or '/something'). */
   readonly basePath: string;
   readonly sourceName: (sourceId: number) => string;
-  /** A delivery was committed to the inbox (called after the answer is on its way). */
+  /**
+   * A delivery was committed to the inbox: called once per row, as soon as the store reports the
+   * commit (possibly before it is synced to disk and answered), else after the answer.
+   */
   readonly onDelivered: (
     sourceId: number,
     inboxId: number,
@@ -215,15 +219,27 @@ export function createIntakeApp(deps: IntakeDeps): Hono {
     }
     let id: number;
     const receivedAt = deps.clock();
+    // Parsing, ordering and applying may start once the row is committed (readable, safe from a
+    // process crash) while the store still syncs it to disk: all of it is idempotent on replay, and
+    // a row lost to power loss was never answered, so the hub sends it again (WS-11). Only the 202
+    // waits for the sync.
+    let handedOver = false;
+    const handOver = (stored: number): void => {
+      handedOver = true;
+      deps.onDelivered(rec.sourceId, stored, body, receivedAt);
+    };
     try {
-      id = await repo.insertInbox({
-        sourceId: rec.sourceId,
-        subscriptionId: rec.id,
-        receivedAt,
-        ...(c.req.header('content-type') ? { contentType: c.req.header('content-type')! } : {}),
-        body,
-        signature: signed.signature,
-      });
+      id = await repo.insertInbox(
+        {
+          sourceId: rec.sourceId,
+          subscriptionId: rec.id,
+          receivedAt,
+          ...(c.req.header('content-type') ? { contentType: c.req.header('content-type')! } : {}),
+          body,
+          signature: signed.signature,
+        },
+        handOver,
+      );
     } catch (err) {
       logger.error(
         { event: 'delivery.store_failed', source, error: (err as Error).message },
@@ -236,7 +252,10 @@ export function createIntakeApp(deps: IntakeDeps): Hono {
       { event: 'notification.received', source, inboxId: id, bytes: body.length },
       'notification.received',
     );
-    setImmediate(() => deps.onDelivered(rec.sourceId, id, body, receivedAt));
+    if (!handedOver) {
+      const stored = id;
+      setImmediate(() => handOver(stored));
+    }
     return c.body(null, 202);
   });
 

@@ -178,8 +178,12 @@ export interface SubscriberRepository {
   findSubscriptionByToken(token: string): Promise<SubscriptionRecord | undefined>;
   listSubscriptions(sourceId: number): Promise<SubscriptionRecord[]>;
 
-  /** Durable (committed to disk) when the promise resolves: WS-11, promise 2. */
-  insertInbox(row: NewInboxRow): Promise<number>;
+  /**
+   * Durable (committed to disk) when the promise resolves: WS-11, promise 2. `onCommitted`, when
+   * the store calls it, gets the row's id once it is committed and readable, possibly before it is
+   * on disk: idempotent work may start there, the 2xx waits for the promise.
+   */
+  insertInbox(row: NewInboxRow, onCommitted?: (id: number) => void): Promise<number>;
   getInbox(id: number): Promise<InboxRow | undefined>;
   /** Rows not yet applied or superseded, oldest first: what a restart feeds back to ordering. */
   listOpenInbox(sourceId: number): Promise<InboxRow[]>;

@@ -11,7 +11,7 @@
 //    a file write, alternating with the measured path; p50 per third of the samples gives the spread.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Pool, request } from 'undici';
@@ -22,6 +22,7 @@ import { waitFor } from '../../src/harness/index.js';
 import { startE2EHub, subscriberConfig, type Workspace } from '../../e2e/subscriber-helpers.js';
 import type { BenchContext, BenchRow, BenchScenario } from '../types.js';
 import { describeRange, interleave, metered, profileArgs, spread } from '../lib/measure.js';
+import { StageTracer } from '../lib/publish-stages.js';
 
 const IN_FLIGHT_SETTINGS = [16, 64];
 const ROUNDS = 3;
@@ -90,9 +91,10 @@ s.listen(0, '127.0.0.1', () => process.send({ origin: 'http://127.0.0.1:' + s.ad
 async function child(
   args: string[],
   env: Record<string, string>,
+  cwd = repoRoot,
 ): Promise<{ child: ChildProcess; info: Record<string, string> }> {
   const c = spawn(process.execPath, args, {
-    cwd: repoRoot,
+    cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -119,46 +121,67 @@ interface IntakeRun {
   inFlight: number;
 }
 
+/** One subscriber under the intake bench: its own process, secret and contiguous sequence. */
+interface IntakeTarget {
+  readonly child: ChildProcess;
+  readonly callback: URL;
+  readonly signatures: string[];
+  next: number;
+}
+
+const subscriberChildArgs = (name: string): string[] => [
+  ...profileArgs(name),
+  '--conditions=@rsnotify/source',
+  '--import',
+  'tsx',
+  'test/bench/lib/intake-child.ts',
+];
+
 const intake: BenchScenario = {
   name: 'subscriber intake',
   async run(ctx) {
     const count = Math.max(500, Math.round(10_000 * ctx.scale));
-    const raw = await child(['--input-type=module', '-e', RAW_RECEIVER_JS], {});
-    const sub = await child(
-      [
-        ...profileArgs('subscriber'),
-        '--conditions=@rsnotify/source',
-        '--import',
-        'tsx',
-        'test/bench/lib/intake-child.ts',
-      ],
-      { WORK_DIR: join(ctx.tmpDir, 'intake') },
+    const bodies = Array.from(
+      { length: count * (ROUNDS * IN_FLIGHT_SETTINGS.length + 1) },
+      (_, i) => notification(i),
     );
-    try {
-      const callback = new URL(sub.info.callback!);
-      const secret = sub.info.secret!;
-      const bodies = Array.from(
-        { length: count * (ROUNDS * IN_FLIGHT_SETTINGS.length + 1) },
-        (_, i) => notification(i),
+    // BENCH_INTAKE_AB=<dir>: a second subscriber started from another checkout of the repository
+    // (e.g. the code before a change, with its node_modules), measured in the same rounds.
+    const abDir = process.env.BENCH_INTAKE_AB;
+    const raw = await child(['--input-type=module', '-e', RAW_RECEIVER_JS], {});
+    const started: { child: ChildProcess; info: Record<string, string> }[] = [];
+    const targets = new Map<string, IntakeTarget>();
+    const startSubscriberChild = async (name: string, cwd?: string): Promise<void> => {
+      const c = await child(
+        subscriberChildArgs(name),
+        { WORK_DIR: join(ctx.tmpDir, `intake-${name}`) },
+        cwd,
       );
-      const signatures = bodies.map((b) => signatureHeader('sha256', secret, b));
-      // Each POST to the subscriber carries a new interval (RN-5), so none is a duplicate.
-      let nextBody = 0;
-      const signed = (base: number) => (i: number) => ({
+      started.push(c);
+      const secret = c.info.secret!;
+      targets.set(name, {
+        child: c.child,
+        callback: new URL(c.info.callback!),
+        signatures: bodies.map((b) => signatureHeader('sha256', secret, b)),
+        next: 0,
+      });
+    };
+    try {
+      await startSubscriberChild('subscriber');
+      if (abDir) await startSubscriberChild('subscriber-ab', abDir);
+      // Each POST to a subscriber carries the next interval of its own sequence (RN-5), so none is
+      // a duplicate and there is no gap (a gap would make the subscriber buffer and catch up).
+      const signed = (t: IntakeTarget, base: number) => (i: number) => ({
         body: bodies[base + i]!,
-        headers: { 'content-type': 'application/xml', 'x-hub-signature': signatures[base + i]! },
+        headers: { 'content-type': 'application/xml', 'x-hub-signature': t.signatures[base + i]! },
       });
       const measure = async (
         pid: number,
-        origin: string,
-        path: string,
-        fresh: boolean,
+        send: (n: number, inFlight: number) => ReturnType<typeof blast>,
       ): Promise<IntakeRun> => {
         let best: IntakeRun | undefined;
         for (const inFlight of IN_FLIGHT_SETTINGS) {
-          const base = fresh ? nextBody : 0;
-          if (fresh) nextBody += count;
-          const m = await metered(pid, () => blast(origin, path, signed(base), count, inFlight));
+          const m = await metered(pid, () => send(count, inFlight));
           const run = {
             perSecond: m.value.perSecond,
             non2xx: m.value.non2xx,
@@ -170,49 +193,67 @@ const intake: BenchScenario = {
         }
         return best!;
       };
-      // Warm-up for both.
-      await blast(raw.info.origin!, '/callback', signed(0), 500, 64);
-      // The subscriber's warm-up takes the first intervals; the rounds continue right after them, so
-      // the Source's sequence has no gap (a gap would make the subscriber buffer and catch up).
+      const measureTarget = (t: IntakeTarget) => () =>
+        measure(t.child.pid!, (n, inFlight) => {
+          const base = t.next;
+          t.next += n;
+          return blast(t.callback.origin, t.callback.pathname, signed(t, base), n, inFlight);
+        });
+      // Warm-up for all.
+      const rawOrigin = raw.info.origin!;
+      // The raw receiver gets the same requests (headers included) as the measured subscriber.
+      const rawSigned = signed(targets.get('subscriber')!, 0);
+      await blast(rawOrigin, '/callback', rawSigned, 500, 64);
       const warmUp = Math.min(500, count);
-      await blast(callback.origin, callback.pathname, signed(0), warmUp, 64);
-      nextBody = warmUp;
-      const r = await interleave(ROUNDS, {
-        subscriber: () => measure(sub.child.pid!, callback.origin, callback.pathname, true),
-        raw: () => measure(raw.child.pid!, raw.info.origin!, '/callback', false),
-      });
-      const s = spread(r.subscriber.map((x) => x.perSecond));
-      const b = spread(r.raw.map((x) => x.perSecond));
-      const non2xx = r.subscriber.reduce((a, x) => a + x.non2xx, 0);
-      ctx.log(
-        `intake: subscriber ${s.median.toFixed(0)}/s (${non2xx} non-2xx), raw ${b.median.toFixed(0)}/s`,
-      );
-      return [
-        {
+      for (const t of targets.values()) {
+        await blast(t.callback.origin, t.callback.pathname, signed(t, 0), warmUp, 64);
+        t.next = warmUp;
+      }
+      const arms: Record<string, () => Promise<IntakeRun>> = {};
+      for (const [name, t] of targets) arms[name] = measureTarget(t);
+      arms.raw = () =>
+        measure(raw.child.pid!, (n, inFlight) =>
+          blast(rawOrigin, '/callback', rawSigned, n, inFlight),
+        );
+      const r = await interleave(ROUNDS, arms);
+      const rows: BenchRow[] = [];
+      const b = spread(r.raw!.map((x) => x.perSecond));
+      for (const name of targets.keys()) {
+        const runs = r[name]!;
+        const s = spread(runs.map((x) => x.perSecond));
+        const non2xx = runs.reduce((a, x) => a + x.non2xx, 0);
+        const cpu = spread(runs.map((x) => x.cpuUsPerOp)).median;
+        ctx.log(
+          `intake (${name}): ${s.median.toFixed(0)}/s, ${cpu.toFixed(0)} µs CPU/notification (${non2xx} non-2xx), raw ${b.median.toFixed(0)}/s`,
+        );
+        rows.push({
           scenario: 'subscriber intake',
           figure:
-            'signed notifications accepted/s (verify + SQLite commit, synchronous=FULL, before 202)',
+            name === 'subscriber'
+              ? 'signed notifications accepted/s (verify + SQLite commit, durable on disk, before 202)'
+              : `same, A/B arm from ${abDir}`,
           value: s.median,
           unit: 'req/s',
           range: describeRange(s),
-          cpuUsPerOp: spread(r.subscriber.map((x) => x.cpuUsPerOp)).median,
-          peakRssMiB: Math.max(...r.subscriber.map((x) => x.peakRssMiB)),
+          cpuUsPerOp: cpu,
+          peakRssMiB: Math.max(...runs.map((x) => x.peakRssMiB)),
           baseline: {
             label: 'raw node:http receiver, no work (own process)',
             value: b.median,
             unit: 'req/s',
             range: describeRange(b),
-            cpuUsPerOp: spread(r.raw.map((x) => x.cpuUsPerOp)).median,
+            cpuUsPerOp: spread(r.raw!.map((x) => x.cpuUsPerOp)).median,
           },
           ratio: s.median / b.median,
           target: 'ratio >= 0.7',
           note:
-            `${count} POSTs a round, best of ${IN_FLIGHT_SETTINGS.join('/')} in flight (won: sub ${r.subscriber.map((x) => x.inFlight).join(',')}; raw ${r.raw.map((x) => x.inFlight).join(',')}); ` +
-            `per-round ratios ${describeRange(spread(r.subscriber.map((x, i) => x.perSecond / r.raw[i]!.perSecond)))}${non2xx ? `; ${non2xx} non-2xx` : ''}`,
-        },
-      ];
+            `${count} POSTs a round, best of ${IN_FLIGHT_SETTINGS.join('/')} in flight (won: ${runs.map((x) => x.inFlight).join(',')}; raw ${r.raw!.map((x) => x.inFlight).join(',')}); ` +
+            `per-round ratios ${describeRange(spread(runs.map((x, i) => x.perSecond / r.raw![i]!.perSecond)))}${non2xx ? `; ${non2xx} non-2xx` : ''}`,
+        });
+      }
+      return rows;
     } finally {
-      await stopChild(sub.child);
+      for (const c of started) await stopChild(c.child);
       await stopChild(raw.child);
     }
   },
@@ -244,24 +285,26 @@ const latency: BenchScenario = {
       );
       const times: number[] = [];
       const rawTimes: number[] = [];
+      const tracer = new StageTracer(hub.url);
       for (let i = 0; i < samples + 5; i++) {
         const before = sim.snapshot();
-        const t0 = performance.now();
+        const t0 = tracer.begin();
         await sim.changeBatch(1);
         const after = sim.snapshot();
         const changed =
           [...after].find(([uri, e]) => !before.get(uri)?.bytes.equals(e.bytes)) ??
           [...before].find(([uri]) => !after.has(uri));
-        if (!changed) continue;
-        const [uri] = changed;
-        const expected = after.get(uri)?.bytes;
-        const path = uriToMirrorPath(w.mirrorDir, uri);
-        for (;;) {
-          const bytes = await readFile(path).catch(() => undefined);
-          if (expected ? bytes?.equals(expected) : bytes === undefined) break;
-          if (performance.now() - t0 > 10_000) throw new Error(`no file for ${uri} after 10 s`);
-          await new Promise((r) => setTimeout(r, 1));
+        if (!changed) {
+          tracer.end(false);
+          continue;
         }
+        const [uri] = changed;
+        tracer.target(uri);
+        const expected = after.get(uri)?.bytes;
+        // Woken by inotify when the file is renamed into place (a 1 ms poll alone would add up to
+        // a timer period to every sample).
+        await tracer.waitForFile(uriToMirrorPath(w.mirrorDir, uri), expected, 10_000);
+        tracer.end(i >= 5 && expected !== undefined);
         const dt = performance.now() - t0;
         if (i >= 5) times.push(dt); // the first few warm connections and caches
         if (expected) {
@@ -298,6 +341,8 @@ const latency: BenchScenario = {
       const p50 = percentile(times, 50);
       const p99 = percentile(times, 99);
       const raw50 = percentile(rawTimes, 50);
+      tracer.close();
+      ctx.log(`publish-to-file, per stage (updates only):\n${tracer.table()}`);
       const note = `${times.length} single-change notifications, one at a time, through the real hub (hub, subscriber, Source in this process), each followed by its raw GET + write`;
       ctx.log(
         `publish-to-file: p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, raw GET+write p50 ${raw50.toFixed(2)} ms`,

@@ -1,48 +1,101 @@
-// Group commit (the shared helper of @rsnotify/service-kit) for the subscriber's SQLite store:
-// writes queued within one event-loop turn share one transaction, so one fsync makes a burst of
-// deliveries durable instead of one fsync each. Only batches holding a durable write (an inbox row,
-// promise 2) run with synchronous=FULL; everything else (positions, states, resource rows: all
-// recomputable by replaying the inbox, which is idempotent) commits with NORMAL, which in WAL mode
-// survives a process crash and skips the fsync. A failing write is isolated by the helper.
+// Group commit (the shared helper of @rsnotify/service-kit) for the subscriber's SQLite store.
+// Every transaction commits with synchronous=NORMAL, which in WAL mode survives a process crash
+// without an fsync. A durable write (an inbox row, WS-11 / promise 2) is answered only after the
+// WAL is fsync'd off the event loop (wal-sync.ts), so the main thread goes on receiving and
+// applying while the disk syncs. Durable writes are batched by the disk: those arriving while a
+// sync is in flight share one transaction once it ends, then one sync (few, large commits, so the
+// WAL, and the checkpoints that run on the main thread, grow per batch rather than per row).
+// Everything else (positions, states, resource rows: all recomputable by replaying the inbox, which
+// is idempotent) is committed a turn of the event loop later and answered at its commit. Without a
+// WAL file to sync (a database not in WAL mode) durable writes commit with synchronous=FULL on the
+// main thread instead. A failing write is isolated by the helper.
 import type Database from 'better-sqlite3';
-import { GroupCommit as SharedGroupCommit } from '@rsnotify/service-kit';
+import { GroupCommit as SharedGroupCommit, nextTurn } from '@rsnotify/service-kit';
 import { StoreError } from '../../errors/index.js';
+import { WalSync } from './wal-sync.js';
 
-interface Write {
-  readonly run: () => unknown;
-  readonly durable: boolean;
-}
+type Write = () => unknown;
 
 export class GroupCommit {
   private readonly group: SharedGroupCommit<Write, unknown>;
-  /** The connection's current synchronous setting (starts at what the store opened with). */
-  private full = true;
+  private readonly durableGroup: SharedGroupCommit<Write, unknown>;
+  private readonly wal?: WalSync;
+  /** Durable writes not yet answered (committed or not): close() waits for them. */
+  private readonly durable = new Set<Promise<unknown>>();
 
-  constructor(private readonly sqlite: Database.Database) {
+  constructor(
+    private readonly sqlite: Database.Database,
+    walFile?: string,
+  ) {
+    const closedError = (): Error => new StoreError('RSN_STORE_CLOSED', 'store closed');
+    const wal = walFile ? new WalSync(walFile) : undefined;
+    this.wal = wal;
+    this.sqlite.pragma('synchronous = NORMAL');
     this.group = new SharedGroupCommit<Write, unknown>({
       commit: (batch) => this.commit(batch),
-      closedError: () => new StoreError('RSN_STORE_CLOSED', 'store closed'),
+      closedError,
+    });
+    this.durableGroup = new SharedGroupCommit<Write, unknown>({
+      commit: (batch) => (wal ? this.commit(batch) : this.commitFull(batch)),
+      schedule: wal ? (flush) => wal.whenIdle(() => nextTurn(flush)) : nextTurn,
+      closedError,
     });
   }
 
-  run<T>(fn: () => T, durable = false): Promise<T> {
-    return this.group.submit({ run: fn, durable }) as Promise<T>;
+  run<T>(fn: () => T): Promise<T> {
+    return this.group.submit(fn) as Promise<T>;
+  }
+
+  /**
+   * A write that must survive power loss: resolves once it is on disk. `onCommitted` is told its
+   * result as soon as the transaction committed (visible, and safe from a process crash), while
+   * the fsync may still be running; work that is idempotent on replay can start from there.
+   */
+  runDurable<T>(fn: () => T, onCommitted?: (result: T) => void): Promise<T> {
+    const write = this.commitAndSync(fn, onCommitted);
+    this.durable.add(write);
+    const done = (): void => {
+      this.durable.delete(write);
+    };
+    write.then(done, done);
+    return write;
+  }
+
+  private async commitAndSync<T>(fn: () => T, onCommitted?: (result: T) => void): Promise<T> {
+    const value = (await this.durableGroup.submit(fn)) as T;
+    if (!this.wal) return value;
+    // Read before yielding: the sync this write needs must start after the commit that holds it.
+    const commit = this.wal.commits;
+    onCommitted?.(value);
+    await this.wal.sync(commit);
+    return value;
   }
 
   private commit(batch: readonly Write[]): unknown[] {
-    const durable = batch.some((w) => w.durable);
-    if (durable !== this.full) {
-      this.sqlite.pragma(`synchronous = ${durable ? 'FULL' : 'NORMAL'}`);
-      this.full = durable;
+    const results = this.sqlite.transaction(() => batch.map((w) => w()))();
+    this.wal?.committed();
+    return results;
+  }
+
+  private commitFull(batch: readonly Write[]): unknown[] {
+    this.sqlite.pragma('synchronous = FULL');
+    try {
+      return this.sqlite.transaction(() => batch.map((w) => w()))();
+    } finally {
+      this.sqlite.pragma('synchronous = NORMAL');
     }
-    return this.sqlite.transaction(() => batch.map((w) => w.run()))();
   }
 
   flush(): void {
     this.group.flush();
+    this.durableGroup.flush();
   }
 
-  close(): void {
+  /** Writes what is queued, refuses further writes, and waits for the syncs in flight. */
+  async close(): Promise<void> {
     this.group.close();
+    this.durableGroup.close();
+    await Promise.allSettled([...this.durable]);
+    await this.wal?.close();
   }
 }

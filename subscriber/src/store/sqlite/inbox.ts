@@ -15,12 +15,12 @@ import { updateSql } from './statements.js';
 export class InboxQueries extends StoreQueries {
   private insertInboxStmt?: Database.Statement;
 
-  insertInbox(row: NewInboxRow): Promise<number> {
+  insertInbox(row: NewInboxRow, onCommitted?: (id: number) => void): Promise<number> {
     this.insertInboxStmt ??= this.sqlite.prepare(
       'INSERT INTO inbox (source_id, subscription_id, received_at, content_type, body, signature, state) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
     const stmt = this.insertInboxStmt;
-    return this.group.run(
+    return this.group.runDurable(
       () =>
         Number(
           stmt.run(
@@ -33,7 +33,7 @@ export class InboxQueries extends StoreQueries {
             'new',
           ).lastInsertRowid,
         ),
-      true,
+      onCommitted,
     );
   }
 

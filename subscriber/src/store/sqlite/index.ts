@@ -3,6 +3,7 @@
 // the commits that hold an inbox row so it survives power loss (promise 2; see group-commit.ts),
 // migrations applied at open. The queries live by concept: sources.ts, subscriptions.ts, inbox.ts,
 // mirror-state.ts (position and resources), history.ts (events, catch-ups, counters).
+import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { describeOpenFailure, prepareDatabaseFile } from '@rsnotify/service-kit';
@@ -83,14 +84,19 @@ export class SqliteSubscriberStore implements SubscriberRepository {
   constructor(options: OpenStoreOptions) {
     this.sqlite = openDatabase(options);
     this.sqlite.pragma('busy_timeout = 5000');
+    let wal = false;
     if (!options.readonly) {
-      this.sqlite.pragma('journal_mode = WAL');
+      wal = this.sqlite.pragma('journal_mode = WAL', { simple: true }) === 'wal';
       this.sqlite.pragma('synchronous = FULL');
       this.sqlite.pragma('foreign_keys = ON');
     }
     const db = drizzle(this.sqlite, { schema });
     if (!options.readonly) migrate(db, { migrationsFolder });
-    this.group = new GroupCommit(this.sqlite);
+    // SQLite names the WAL after the database's real path (symbolic links resolved).
+    this.group = new GroupCommit(
+      this.sqlite,
+      wal ? `${realpathSync(options.file)}-wal` : undefined,
+    );
     const ctx: StoreContext = {
       db,
       sqlite: this.sqlite,
@@ -148,8 +154,8 @@ export class SqliteSubscriberStore implements SubscriberRepository {
   }
 
   // ---- inbox
-  insertInbox(row: NewInboxRow): Promise<number> {
-    return this.inbox.insertInbox(row);
+  insertInbox(row: NewInboxRow, onCommitted?: (id: number) => void): Promise<number> {
+    return this.inbox.insertInbox(row, onCommitted);
   }
   getInbox(id: number): Promise<InboxRow | undefined> {
     return this.inbox.getInbox(id);
@@ -236,7 +242,7 @@ export class SqliteSubscriberStore implements SubscriberRepository {
   }
 
   async close(): Promise<void> {
-    this.group.close();
+    await this.group.close();
     this.sqlite.close();
   }
 }

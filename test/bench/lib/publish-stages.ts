@@ -1,0 +1,186 @@
+// Stage timestamps of one publish-to-file sample, taken from outside the code under test: Node's
+// own diagnostics channels (node:http server request start / response finish, undici request
+// create / headers / trailers) see every hop of the chain that runs in the bench process (Source
+// publish POST, hub, delivery POST, subscriber callback, the subscriber's GET), and an inotify watch
+// sees the mirror file renamed into place. Nothing is added to hub or subscriber for it; a channel
+// with no subscriber costs nothing, and these are subscribed only while the latency bench runs.
+import diagnosticsChannel from 'node:diagnostics_channel';
+import { watch, type FSWatcher } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import type { IncomingMessage } from 'node:http';
+import { performance } from 'node:perf_hooks';
+
+/** The hops, in the order a change travels them. */
+export const STAGES = [
+  'publish POST sent (Source)',
+  'publish received (hub)',
+  'publish answered 2xx (hub committed)',
+  'delivery POST sent (hub)',
+  'delivery received (subscriber)',
+  'delivery answered 202 (inbox committed)',
+  'GET sent (subscriber)',
+  'GET received (Source)',
+  'GET response headers (subscriber)',
+  'GET body ended (subscriber)',
+  'file in place (renamed, seen by inotify)',
+  'file bytes checked (bench)',
+] as const;
+export type Stage = (typeof STAGES)[number];
+
+interface UndiciRequest {
+  readonly origin?: string;
+  readonly method?: string;
+  readonly path?: string;
+}
+
+export class StageTracer {
+  private t0 = 0;
+  private marks = new Map<Stage, number>();
+  private resource?: URL;
+  private readonly samples: Map<Stage, number>[] = [];
+  private readonly subs: [string, (m: unknown) => void][] = [];
+
+  constructor(private readonly hubUrl: string) {
+    const on = (name: string, fn: (m: unknown) => void): void => {
+      diagnosticsChannel.subscribe(name, fn);
+      this.subs.push([name, fn]);
+    };
+    on('undici:request:create', (m) => {
+      const r = (m as { request: UndiciRequest }).request;
+      const url = `${r.origin ?? ''}${r.path ?? ''}`;
+      if (r.method === 'POST' && url === this.hubUrl) this.mark('publish POST sent (Source)');
+      else if (r.method === 'POST' && r.path?.includes('/callback/'))
+        this.mark('delivery POST sent (hub)');
+      else if (r.method === 'GET' && this.isResource(url)) this.mark('GET sent (subscriber)');
+    });
+    on('undici:request:headers', (m) => {
+      const r = (m as { request: UndiciRequest }).request;
+      if (r.method === 'GET' && this.isResource(`${r.origin ?? ''}${r.path ?? ''}`))
+        this.mark('GET response headers (subscriber)');
+    });
+    on('undici:request:trailers', (m) => {
+      const r = (m as { request: UndiciRequest }).request;
+      if (r.method === 'GET' && this.isResource(`${r.origin ?? ''}${r.path ?? ''}`))
+        this.mark('GET body ended (subscriber)');
+    });
+    on('http.server.request.start', (m) => {
+      const req = (m as { request: IncomingMessage }).request;
+      const s = this.serverStage(req, 'start');
+      if (s) this.mark(s);
+    });
+    on('http.server.response.finish', (m) => {
+      const req = (m as { request: IncomingMessage }).request;
+      const s = this.serverStage(req, 'finish');
+      if (s) this.mark(s);
+    });
+  }
+
+  private serverStage(req: IncomingMessage, at: 'start' | 'finish'): Stage | undefined {
+    const path = req.url ?? '';
+    if (req.method === 'POST' && path === new URL(this.hubUrl).pathname)
+      return at === 'start' ? 'publish received (hub)' : 'publish answered 2xx (hub committed)';
+    if (req.method === 'POST' && path.includes('/callback/'))
+      return at === 'start'
+        ? 'delivery received (subscriber)'
+        : 'delivery answered 202 (inbox committed)';
+    if (req.method === 'GET' && at === 'start' && this.resource && path === this.resource.pathname)
+      return 'GET received (Source)';
+    return undefined;
+  }
+
+  private isResource(url: string): boolean {
+    return this.resource !== undefined && url === this.resource.href;
+  }
+
+  /** A sample starts: the Source is about to make its change. */
+  begin(): number {
+    this.t0 = performance.now();
+    this.marks = new Map();
+    this.resource = undefined;
+    return this.t0;
+  }
+
+  /** The changed resource, once known (its GET is told apart from the others by it). */
+  target(uri: string): void {
+    this.resource = new URL(uri);
+  }
+
+  mark(stage: Stage): void {
+    if (this.t0 === 0 || this.marks.has(stage)) return;
+    this.marks.set(stage, performance.now() - this.t0);
+  }
+
+  /** Ends the sample; kept (for the table) when `keep`. */
+  end(keep: boolean): void {
+    if (keep) this.samples.push(this.marks);
+    this.t0 = 0;
+  }
+
+  /**
+   * Waits until `path` holds `expected` (or is gone when undefined): woken by inotify on the
+   * file's directory, with a 1 ms poll as the fallback (the directory may not exist yet).
+   */
+  async waitForFile(path: string, expected: Buffer | undefined, deadlineMs: number): Promise<void> {
+    let watcher: FSWatcher | undefined;
+    let wake: (() => void) | undefined;
+    try {
+      watcher = watch(dirname(path), (_e, name) => {
+        if (name === basename(path)) {
+          this.mark('file in place (renamed, seen by inotify)');
+          wake?.();
+        }
+      });
+    } catch {
+      watcher = undefined;
+    }
+    try {
+      for (;;) {
+        const bytes = await readFile(path).catch(() => undefined);
+        if (expected ? bytes?.equals(expected) : bytes === undefined) {
+          this.mark('file bytes checked (bench)');
+          return;
+        }
+        if (performance.now() - this.t0 > deadlineMs) throw new Error(`no file for ${path}`);
+        await new Promise<void>((r) => {
+          const timer = setTimeout(r, 1);
+          wake = () => {
+            clearTimeout(timer);
+            r();
+          };
+        });
+        wake = undefined;
+      }
+    } finally {
+      watcher?.close();
+    }
+  }
+
+  close(): void {
+    for (const [name, fn] of this.subs) diagnosticsChannel.unsubscribe(name, fn);
+  }
+
+  /** Median time since the change per stage, and the median of each hop (stage minus previous). */
+  table(): string {
+    const med = (xs: number[]): number => {
+      const s = [...xs].sort((a, b) => a - b);
+      return s.length === 0 ? NaN : s[Math.floor(s.length / 2)]!;
+    };
+    const lines = ['| stage | since change, median ms | hop from previous stage, median ms | n |'];
+    lines.push('|---|---:|---:|---:|');
+    let prev: Stage | undefined;
+    for (const stage of STAGES) {
+      const at = this.samples.map((s) => s.get(stage)).filter((x): x is number => x !== undefined);
+      const hops = this.samples
+        .map((s) => {
+          const a = s.get(stage);
+          const b = prev === undefined ? 0 : s.get(prev);
+          return a !== undefined && b !== undefined ? a - b : undefined;
+        })
+        .filter((x): x is number => x !== undefined);
+      lines.push(`| ${stage} | ${med(at).toFixed(2)} | ${med(hops).toFixed(2)} | ${at.length} |`);
+      prev = stage;
+    }
+    return lines.join('\n');
+  }
+}
