@@ -51,8 +51,7 @@ test('admin API: each error the service throws is answered as its refusal, with 
     [new AdminError('RSN_ADMIN_BAD_POLL', 'interval'), 'malformed', 400, {}],
     [new AdminError('RSN_ADMIN_BAD_ID', 'id'), 'malformed', 400, {}],
     [new AdminError('RSN_ADMIN_NO_DELIVERY', 'needs a hub'), 'unavailable', 503, {}],
-    // The former form with a status: the status is not used, the code decides.
-    [new AdminError('RSN_ADMIN_BAD_ID', 'id', 404), 'malformed', 400, {}],
+    [new AdminError('RSN_ADMIN_BAD_TOKEN_NAME', 'name'), 'malformed', 400, {}],
     [new TenantError('RSN_SOURCE_BAD_NAME', 'bad name'), 'malformed', 400, {}],
     [new StoreError('RSN_SOURCE_EXISTS', 'exists'), 'conflict', 409, {}],
     [new StoreError('RSN_PREFIX_TAKEN', 'taken'), 'conflict', 409, {}],

@@ -40,6 +40,7 @@ const PINNED: Record<string, (code: never) => RsnotifyError | 'outcome'> = {
   RSN_SOURCE_UNKNOWN: (c) => new SubscriberError(c, 'm'),
   RSN_AUDIT_NO_RESOURCELIST: (c) => new SubscriberError(c, 'm'),
   RSN_SYNC_FAILED: (c) => new SubscriberError(c, 'm'),
+  RSN_REPAIR_FAILED: (c) => new SubscriberError(c, 'm'),
   RSN_BRIDGE_LOOKUP_FAILED: (c) => new SubscriberError(c, 'm'),
 };
 

@@ -75,6 +75,10 @@ export const SUBSCRIBER_ERRORS = {
     class: 'SubscriberError',
     meaning: 'a one-shot sync could not discover the Source or take its baseline',
   },
+  RSN_REPAIR_FAILED: {
+    class: 'SubscriberError',
+    meaning: 'audit --repair could not discover the Source',
+  },
   RSN_BRIDGE_LOOKUP_FAILED: {
     class: 'SubscriberError',
     meaning: "a hub's bridge lookup answered neither 404 nor 200 with a hub and a topic",

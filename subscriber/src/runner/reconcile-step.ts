@@ -3,6 +3,7 @@
 // run; it runs on the ordering lane so it never races an apply.
 import { describeError } from '@rsnotify/shared';
 import { reconcileMirror, type ReconcileResult } from '../audit/index.js';
+import { SubscriberError } from '../errors/index.js';
 import { reconciliationRecord } from '../status/index.js';
 import type { RunnerContext } from './context.js';
 import { isOutdated, recordResults } from './results.js';
@@ -24,7 +25,11 @@ export async function reconcile(
   const count = (outcome: string): void =>
     metrics.reconciles.inc({ source: ctx.cfg.name, outcome });
   try {
-    if (!ctx.source.resourceListUrl) throw new Error('the Capability List has no Resource List');
+    if (!ctx.source.resourceListUrl)
+      throw new SubscriberError(
+        'RSN_AUDIT_NO_RESOURCELIST',
+        'the Capability List has no Resource List',
+      );
     const r = await reconcileMirror({
       resourceListUrl: ctx.source.resourceListUrl,
       mirrorDir: ctx.cfg.mirrorDir,

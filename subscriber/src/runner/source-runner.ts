@@ -162,7 +162,8 @@ export class SourceRunner {
   /** `audit NAME --repair`: discovery, the stored position, then one reconciliation. */
   async repairOnce(): Promise<ReconcileResult> {
     const { ctx } = this;
-    if (!(await this.channel.discover())) throw new Error(`discovery failed for ${this.cfg.name}`);
+    if (!(await this.channel.discover()))
+      throw new SubscriberError('RSN_REPAIR_FAILED', `discovery failed for ${this.cfg.name}`);
     const pos = await this.rt.repo.getPosition(ctx.source.id);
     if (pos?.syncedUntil) ctx.ordering = initialOrderingState(parseDateTime(pos.syncedUntil));
     return reconcile(ctx, 'manual');
