@@ -63,6 +63,8 @@ export interface MirrorOptions {
   readonly onApplied?: (result: ApplyResult) => void;
   /** The fsync the batched writes go through (tests inject a failing disk). */
   readonly fileSystem?: SyncFileSystem;
+  /** Files per fsync batch of batched writes (default 128). */
+  readonly syncBatchFiles?: number;
 }
 
 export interface ApplyOptions {
@@ -156,6 +158,7 @@ export function createMirror(options: MirrorOptions): Mirror {
   const syncGroup = new SyncGroup({
     root: mirrorDir,
     ...(options.fileSystem ? { fs: options.fileSystem } : {}),
+    ...(options.syncBatchFiles ? { maxFiles: options.syncBatchFiles } : {}),
   });
   const queues = new Map<string, UriQueue>();
   const running = new Set<Promise<void>>();

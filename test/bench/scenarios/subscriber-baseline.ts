@@ -30,6 +30,7 @@ interface DataApi {
       mirrorDir: string;
       http: unknown;
       perHostConcurrency?: number;
+      syncBatchFiles?: number;
       state: {
         get(uri: string): Promise<undefined | object>;
         set(uri: string, s: object | null): Promise<void>;
@@ -187,6 +188,10 @@ async function baseline(
     mirrorDir,
     http,
     perHostConcurrency: CONCURRENCY,
+    // BENCH_SYNC_BATCH_FILES: the mirror's fsync batch size (syncBatchFiles), to compare sizes.
+    ...(process.env.BENCH_SYNC_BATCH_FILES
+      ? { syncBatchFiles: Number(process.env.BENCH_SYNC_BATCH_FILES) }
+      : {}),
     state: {
       get: async (uri) => rows.get(uri),
       set: async (uri, s) => {
@@ -244,7 +249,15 @@ const scenario: BenchScenario = {
         (name: string, fn: (round: number) => Promise<Measured>) =>
         (round: number): Promise<Measured> =>
           only && !only.includes(name) ? skipped() : fn(round);
-      const r = await interleave(3, {
+      const abArm = {
+        baselineAB: async (round: number): Promise<Measured> => {
+          if (!abApi || (only && !only.includes('baselineAB'))) return skipped();
+          const mirrorDir = join(ctx.tmpDir, `mirror-ab-${round}`);
+          await mkdir(mirrorDir);
+          return perOp(() => baseline(base, mirrorDir, count, abApi));
+        },
+      };
+      const armsInOrder = {
         baseline: arm('baseline', async (round) => {
           const mirrorDir = join(ctx.tmpDir, `mirror-${round}`);
           await mkdir(mirrorDir);
@@ -257,13 +270,15 @@ const scenario: BenchScenario = {
         syncedWrites: arm('syncedWrites', (round) =>
           perOp(() => rawGetAndWrite(urls, join(ctx.tmpDir, `synced-${round}`), true)),
         ),
-        baselineAB: async (round) => {
-          if (!abApi || (only && !only.includes('baselineAB'))) return skipped();
-          const mirrorDir = join(ctx.tmpDir, `mirror-ab-${round}`);
-          await mkdir(mirrorDir);
-          return perOp(() => baseline(base, mirrorDir, count, abApi));
-        },
-      });
+      };
+      // BENCH_BASELINE_AB_FIRST=1: the A/B arm runs first in each round. The arm that follows
+      // another mirror's 10,000 files inherits its write-back, so the order is worth swapping once.
+      const r = await interleave(
+        3,
+        process.env.BENCH_BASELINE_AB_FIRST
+          ? { ...abArm, ...armsInOrder }
+          : { ...armsInOrder, ...abArm },
+      );
       const w = spread(r.writes.map((x) => x.perSecond));
       const ws = spread(r.syncedWrites.map((x) => x.perSecond));
       const cpu = (list: { cpuUsPerOp: number }[]) => spread(list.map((x) => x.cpuUsPerOp)).median;
