@@ -53,7 +53,10 @@ export async function runBaseline(
   };
   const flush = async (): Promise<void> => {
     if (batch.length === 0) return;
-    const p = mirror.apply(batch).then(collect);
+    // Batched durability: each resource's state is recorded only after its file, in a batch with
+    // others, is fsync'd and in place (sync-group.ts); a crash leaves only unrecorded files behind,
+    // which the baseline, run again because no position was saved, fetches again.
+    const p = mirror.apply(batch, { batched: true }).then(collect);
     batch = [];
     inFlight.push(p);
     if (inFlight.length >= IN_FLIGHT_BATCHES) await inFlight.shift();

@@ -7,7 +7,15 @@ import { MirrorError } from './errors.js';
 import { headerValue, type HttpGetter } from './http.js';
 import { uriToMirrorPath } from './path.js';
 import { decideRetry, isTransientNetworkError, type FetchOutcome } from './retry-policy.js';
-import { DirectoryCache, removeFile, writeVerified, type Expected } from './writer.js';
+import { HostLimiter } from './host-limiter.js';
+import { SyncGroup, type SyncFileSystem } from './sync-group.js';
+import {
+  DirectoryCache,
+  removeFile,
+  writeVerified,
+  type Expected,
+  type WriteOptions,
+} from './writer.js';
 
 /** Implemented by the CONTROL side over the `resources` table. */
 export interface ResourceStateStore {
@@ -53,14 +61,25 @@ export interface MirrorOptions {
   readonly fetchTimeoutMs?: number;
   readonly clock?: () => number;
   readonly onApplied?: (result: ApplyResult) => void;
+  /** The fsync the batched writes go through (tests inject a failing disk). */
+  readonly fileSystem?: SyncFileSystem;
+  /** Files per fsync batch of batched writes (default 128). */
+  readonly syncBatchFiles?: number;
+}
+
+export interface ApplyOptions {
+  /** No replay check (repair: the file differs whatever the recorded change says). */
+  readonly force?: boolean;
+  /**
+   * Files are fsync'd in batches with other batched writes, and each change's state is recorded only
+   * once its batch is durable (sync-group.ts); the baseline's bulk fetch. Default: one fsync each.
+   */
+  readonly batched?: boolean;
 }
 
 export interface Mirror {
-  /**
-   * Applies changes in order per URI; resolves with one result per change, in input order.
-   * `force`: no replay check (repair: the file differs whatever the recorded change says).
-   */
-  apply(changes: readonly Change[], options?: { readonly force?: boolean }): Promise<ApplyResult[]>;
+  /** Applies changes in order per URI; resolves with one result per change, in input order. */
+  apply(changes: readonly Change[], options?: ApplyOptions): Promise<ApplyResult[]>;
   /** Waits for the work in flight; queued retries stop waiting and report RSN_MIRROR_CLOSED. */
   close(): Promise<void>;
 }
@@ -68,6 +87,7 @@ export interface Mirror {
 interface Job {
   readonly change: Change;
   readonly force: boolean;
+  readonly batched: boolean;
   resolve(result: ApplyResult): void;
 }
 
@@ -128,37 +148,6 @@ function supersedes(later: Change, earlier: Change): boolean {
   return earlier.time !== undefined && later.time.key >= earlier.time.key;
 }
 
-/** A counting semaphore per host. */
-class HostLimiter {
-  private readonly hosts = new Map<string, { active: number; waiting: (() => void)[] }>();
-  constructor(private readonly limit: number) {}
-
-  async acquire(host: string): Promise<void> {
-    let h = this.hosts.get(host);
-    if (!h) {
-      h = { active: 0, waiting: [] };
-      this.hosts.set(host, h);
-    }
-    if (h.active < this.limit) {
-      h.active++;
-      return;
-    }
-    await new Promise<void>((resolve) => h.waiting.push(resolve));
-  }
-
-  release(host: string): void {
-    const h = this.hosts.get(host);
-    if (!h) return;
-    const next = h.waiting.shift();
-    if (next) {
-      next();
-      return;
-    } // the slot passes straight to the next waiter
-    h.active--;
-    if (h.active === 0) this.hosts.delete(host);
-  }
-}
-
 export function createMirror(options: MirrorOptions): Mirror {
   const { mirrorDir, http, state } = options;
   const clock = options.clock ?? Date.now;
@@ -166,6 +155,11 @@ export function createMirror(options: MirrorOptions): Mirror {
   const fetchTimeoutMs = options.fetchTimeoutMs ?? 60_000;
   const limiter = new HostLimiter(options.perHostConcurrency ?? 8);
   const dirs = new DirectoryCache(mirrorDir);
+  const syncGroup = new SyncGroup({
+    root: mirrorDir,
+    ...(options.fileSystem ? { fs: options.fileSystem } : {}),
+    ...(options.syncBatchFiles ? { maxFiles: options.syncBatchFiles } : {}),
+  });
   const queues = new Map<string, UriQueue>();
   const running = new Set<Promise<void>>();
   const sleeps = new Set<() => void>();
@@ -219,6 +213,7 @@ export function createMirror(options: MirrorOptions): Mirror {
     path: string,
     host: string,
     isSuperseded: () => boolean,
+    commit?: WriteOptions['commit'],
   ): Promise<{ sha256: string; length: number; path: string }> {
     for (let attempt = 1; ; attempt++) {
       if (closed)
@@ -252,7 +247,10 @@ export function createMirror(options: MirrorOptions): Mirror {
             // A small body is already in memory: the connection is free again, and the disk work
             // (open, write, fsync, rename) must not hold the host's fetch slot.
             if (body.complete) release();
-            return await writeVerified(path, body.chunks, expectationOf(change), dirs);
+            return await writeVerified(path, body.chunks, expectationOf(change), dirs, {
+              bodyRead: release,
+              ...(commit ? { commit } : {}),
+            });
           } finally {
             await res.dump();
           }
@@ -293,11 +291,8 @@ export function createMirror(options: MirrorOptions): Mirror {
     }
   }
 
-  async function applyOne(
-    change: Change,
-    isSuperseded: () => boolean,
-    force: boolean,
-  ): Promise<ApplyResult> {
+  async function applyOne(job: Job, isSuperseded: () => boolean): Promise<ApplyResult> {
+    const { change, force } = job;
     let path: string | undefined;
     try {
       path = uriToMirrorPath(mirrorDir, change.uri);
@@ -314,7 +309,11 @@ export function createMirror(options: MirrorOptions): Mirror {
         return result(change, 'deleted', { path });
       }
       const host = new URL(change.uri).host;
-      const written = await fetchInto(change, path, host, isSuperseded);
+      const to = path;
+      const written = job.batched
+        ? await syncGroup.track((commit) => fetchInto(change, to, host, isSuperseded, commit))
+        : await fetchInto(change, path, host, isSuperseded);
+      // Recorded only now, after the file is durable (for a batched write: its whole batch).
       await state.set(change.uri, {
         ...(key === undefined ? {} : { lastChangeKey: key }),
         sha256: written.sha256,
@@ -334,7 +333,7 @@ export function createMirror(options: MirrorOptions): Mirror {
         queue.jobs.length > 0 && supersedes(queue.jobs[0]!.change, job.change);
       let r = isSuperseded()
         ? result(job.change, 'skipped', { skipped: 'superseded' })
-        : await applyOne(job.change, isSuperseded, job.force);
+        : await applyOne(job, isSuperseded);
       // A change that failed because the resource moved on (hash mismatch, 404 after a later delete)
       // is stale, not broken, when a later change to the URI is already waiting: that one fetches
       // the current state, so the failure is not reported.
@@ -349,9 +348,9 @@ export function createMirror(options: MirrorOptions): Mirror {
     queues.delete(uri);
   }
 
-  function enqueue(change: Change, force: boolean): Promise<ApplyResult> {
+  function enqueue(change: Change, force: boolean, batched: boolean): Promise<ApplyResult> {
     return new Promise<ApplyResult>((resolve) => {
-      const job: Job = { change, force, resolve };
+      const job: Job = { change, force, batched, resolve };
       if (closed) {
         resolve(failure(change, new MirrorError('RSN_MIRROR_CLOSED', 'mirror closed')));
         return;
@@ -371,7 +370,8 @@ export function createMirror(options: MirrorOptions): Mirror {
   return {
     apply(changes, applyOptions) {
       const force = applyOptions?.force === true;
-      return Promise.all(changes.map((c) => enqueue(c, force)));
+      const batched = applyOptions?.batched === true;
+      return Promise.all(changes.map((c) => enqueue(c, force, batched)));
     },
     async close() {
       closed = true;

@@ -1,6 +1,8 @@
 // One fetch of a resource into its mirror file: stream the body into a temporary file in the target
-// directory while hashing it, check `length` and every given hash (RC-26, RC-27), then fsync and
-// rename, so a reader sees the old file or the new one and never a partial or unverified one.
+// directory while hashing it (one pass: the hashes are updated as the chunks arrive), check `length`
+// and every given hash (RC-26, RC-27), then fsync and rename, so a reader sees the old file or the
+// new one and never a partial or unverified one. The fsync and rename are done here for one file,
+// or by a SyncGroup for a batch of them (the baseline; see sync-group.ts).
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, open, rename, rm, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
@@ -13,6 +15,7 @@ import {
 } from '@rsnotify/shared';
 import { MirrorError } from './errors.js';
 import { SELF_FILE_NAME, TEMP_FILE_PREFIX } from './path.js';
+import type { UnsyncedFile } from './sync-group.js';
 
 /**
  * Temporary names: a random prefix drawn once per process plus a counter (the open uses 'wx', so a
@@ -131,6 +134,39 @@ export class DirectoryCache {
   }
 }
 
+/** Renames a written temporary file to `path`, or into it as `%%self` when `path` is a directory. */
+async function placeFile(tmp: string, path: string, uri: string): Promise<string> {
+  try {
+    await rename(tmp, path);
+    return path;
+  } catch (err) {
+    const code = errno(err);
+    if (code !== 'EISDIR' && code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
+    // The path is a directory (members of this URI are mirrored too): the file lives inside it.
+    const inside = join(path, SELF_FILE_NAME);
+    try {
+      await rename(tmp, inside);
+    } catch (inner) {
+      throw new MirrorError(
+        'RSN_PATH_CONFLICT',
+        `a directory of the mirror is in the way of file ${path}`,
+        { cause: inner, details: { uri, path } },
+      );
+    }
+    return inside;
+  }
+}
+
+export interface WriteOptions {
+  /** Called once the whole body was read (the connection is free before the disk work ends). */
+  readonly bodyRead?: () => void;
+  /**
+   * Hands the written, verified, unsynced temporary file to a SyncGroup, which syncs and renames it
+   * with its batch and resolves with where it went. Without it the file is synced and renamed alone.
+   */
+  readonly commit?: (file: UnsyncedFile) => Promise<string>;
+}
+
 /**
  * Writes `body` to `path` atomically after verifying it. On any failure the temporary file is
  * removed and the previous file (if any) is left untouched.
@@ -140,6 +176,7 @@ export async function writeVerified(
   body: AsyncIterable<Uint8Array>,
   expected: Expected,
   dirs: DirectoryCache,
+  options: WriteOptions = {},
 ): Promise<Written> {
   const dir = dirname(path);
   await dirs.ensure(dir, expected.uri);
@@ -148,6 +185,7 @@ export async function writeVerified(
   const hasher = new MultiHasher(algorithms);
   const tmp = join(dir, `${TEMP_PREFIX}${(tempCounter++).toString(36)}`);
   let handle: FileHandle | undefined;
+  let handedOver = false;
   let renamed = false;
   try {
     handle = await open(tmp, 'wx', 0o644);
@@ -163,6 +201,7 @@ export async function writeVerified(
         pendingBytes = 0;
       }
     }
+    options.bodyRead?.();
     if (pendingBytes > 0) await handle.writev(pending);
     const digests = hasher.digests(); // digest() may be read once only
     verify(expected, hasher.length, digests);
@@ -170,26 +209,23 @@ export async function writeVerified(
       const t = expected.mtimeMs / 1000;
       await handle.utimes(t, t);
     }
-    await handle.sync();
-    await handle.close();
-    handle = undefined;
-    let finalPath = path;
-    try {
-      await rename(tmp, path);
-    } catch (err) {
-      const code = errno(err);
-      if (code !== 'EISDIR' && code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
-      // The path is a directory (members of this URI are mirrored too): the file lives inside it.
-      finalPath = join(path, SELF_FILE_NAME);
-      try {
-        await rename(tmp, finalPath);
-      } catch (inner) {
-        throw new MirrorError(
-          'RSN_PATH_CONFLICT',
-          `a directory of the mirror is in the way of file ${path}`,
-          { cause: inner, details: { uri: expected.uri, path } },
-        );
-      }
+    let finalPath: string;
+    if (options.commit) {
+      // The group owns the handle and the temporary file from here on, failures included.
+      const file: UnsyncedFile = {
+        handle,
+        tmp,
+        uri: expected.uri,
+        place: () => placeFile(tmp, path, expected.uri),
+      };
+      handedOver = true;
+      handle = undefined;
+      finalPath = await options.commit(file);
+    } else {
+      await handle.sync();
+      await handle.close();
+      handle = undefined;
+      finalPath = await placeFile(tmp, path, expected.uri);
     }
     renamed = true;
     return { sha256: digests.get('sha-256')!, length: hasher.length, path: finalPath };
@@ -205,7 +241,7 @@ export async function writeVerified(
     throw err; // a network error while reading the body: the caller's retry policy decides
   } finally {
     if (handle) await handle.close().catch(() => undefined);
-    if (!renamed) await rm(tmp, { force: true }).catch(() => undefined);
+    if (!renamed && !handedOver) await rm(tmp, { force: true }).catch(() => undefined);
   }
 }
 

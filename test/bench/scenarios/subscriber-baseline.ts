@@ -30,6 +30,7 @@ interface DataApi {
       mirrorDir: string;
       http: unknown;
       perHostConcurrency?: number;
+      syncBatchFiles?: number;
       state: {
         get(uri: string): Promise<undefined | object>;
         set(uri: string, s: object | null): Promise<void>;
@@ -44,8 +45,8 @@ interface DataApi {
   ): Promise<{ resources: number; written: number; failed: { error?: { code: string } }[] }>;
 }
 
-function dataApi(): DataApi {
-  const api = subscriber as unknown as Partial<DataApi>;
+function dataApi(module: unknown = subscriber): DataApi {
+  const api = module as Partial<DataApi>;
   if (!api.runBaseline || !api.createMirror || !api.createHttpGetter) {
     throw new Error(
       '@rsnotify/subscriber does not export runBaseline, createMirror and createHttpGetter yet',
@@ -173,8 +174,13 @@ async function rawGetAndWrite(
   return urls.length / seconds;
 }
 
-async function baseline(base: string, mirrorDir: string, expected: number): Promise<number> {
-  const { createHttpGetter, createMirror, runBaseline } = dataApi();
+async function baseline(
+  base: string,
+  mirrorDir: string,
+  expected: number,
+  api: DataApi = dataApi(),
+): Promise<number> {
+  const { createHttpGetter, createMirror, runBaseline } = api;
   const http = createHttpGetter({ allowPrivateNetworks: true, perHostConcurrency: CONCURRENCY });
   // The resource state lives in memory here (the daemon keeps it in SQLite); the mirror sees only
   // the interface.
@@ -183,6 +189,10 @@ async function baseline(base: string, mirrorDir: string, expected: number): Prom
     mirrorDir,
     http,
     perHostConcurrency: CONCURRENCY,
+    // BENCH_SYNC_BATCH_FILES: the mirror's fsync batch size (syncBatchFiles), to compare sizes.
+    ...(process.env.BENCH_SYNC_BATCH_FILES
+      ? { syncBatchFiles: Number(process.env.BENCH_SYNC_BATCH_FILES) }
+      : {}),
     state: {
       get: async (uri) => rows.get(uri),
       set: async (uri, s) => {
@@ -212,6 +222,12 @@ const scenario: BenchScenario = {
   async run(ctx: BenchContext): Promise<BenchRow[]> {
     const count = Math.max(200, Math.round(10_000 * ctx.scale));
     dataApi(); // fail before starting anything when the package does not export the DATA modules
+    // BENCH_BASELINE_AB=<another checkout's subscriber/src/index.ts>: one more arm, interleaved with
+    // the others, running that code's baseline (an A/B against e.g. the main branch in one run).
+    const abPath = process.env.BENCH_BASELINE_AB;
+    const abApi = abPath ? dataApi(await import(abPath)) : undefined;
+    // BENCH_BASELINE_ARMS=baseline,gets: only these arms (a profile of one arm); default all.
+    const only = process.env.BENCH_BASELINE_ARMS?.split(',');
     const { base, child } = await startSource(count);
     try {
       const urls = Array.from({ length: count }, (_, i) => `${base}/resources/${i}`);
@@ -224,18 +240,46 @@ const scenario: BenchScenario = {
           peakRssMiB: m.peakRssMiB,
         };
       };
-      const r = await interleave(3, {
-        baseline: async (round) => {
+      type Measured = Awaited<ReturnType<typeof perOp>>;
+      const skipped = async (): Promise<Measured> => ({
+        perSecond: NaN,
+        cpuUsPerOp: NaN,
+        peakRssMiB: NaN,
+      });
+      const arm =
+        (name: string, fn: (round: number) => Promise<Measured>) =>
+        (round: number): Promise<Measured> =>
+          only && !only.includes(name) ? skipped() : fn(round);
+      const abArm = {
+        baselineAB: async (round: number): Promise<Measured> => {
+          if (!abApi || (only && !only.includes('baselineAB'))) return skipped();
+          const mirrorDir = join(ctx.tmpDir, `mirror-ab-${round}`);
+          await mkdir(mirrorDir);
+          return perOp(() => baseline(base, mirrorDir, count, abApi));
+        },
+      };
+      const armsInOrder = {
+        baseline: arm('baseline', async (round) => {
           const mirrorDir = join(ctx.tmpDir, `mirror-${round}`);
           await mkdir(mirrorDir);
           return perOp(() => baseline(base, mirrorDir, count));
-        },
-        gets: () => perOp(() => rawGets(urls)),
-        writes: (round) =>
+        }),
+        gets: arm('gets', () => perOp(() => rawGets(urls))),
+        writes: arm('writes', (round) =>
           perOp(() => rawGetAndWrite(urls, join(ctx.tmpDir, `plain-${round}`), false)),
-        syncedWrites: (round) =>
+        ),
+        syncedWrites: arm('syncedWrites', (round) =>
           perOp(() => rawGetAndWrite(urls, join(ctx.tmpDir, `synced-${round}`), true)),
-      });
+        ),
+      };
+      // BENCH_BASELINE_AB_FIRST=1: the A/B arm runs first in each round. The arm that follows
+      // another mirror's 10,000 files inherits its write-back, so the order is worth swapping once.
+      const r = await interleave(
+        3,
+        process.env.BENCH_BASELINE_AB_FIRST
+          ? { ...abArm, ...armsInOrder }
+          : { ...armsInOrder, ...abArm },
+      );
       const w = spread(r.writes.map((x) => x.perSecond));
       const ws = spread(r.syncedWrites.map((x) => x.perSecond));
       const cpu = (list: { cpuUsPerOp: number }[]) => spread(list.map((x) => x.cpuUsPerOp)).median;
@@ -268,6 +312,22 @@ const scenario: BenchScenario = {
         `floors: GET + write ${w.median.toFixed(0)}/s, GET + write + fsync ${ws.median.toFixed(0)}/s`,
       );
       ctx.log(`runBaseline ${b.median.toFixed(0)}/s, raw GETs ${g.median.toFixed(0)}/s`);
+      for (const [name, list] of Object.entries(r))
+        ctx.log(
+          `${name}: ${list.map((x) => `${x.perSecond.toFixed(0)}/s ${x.cpuUsPerOp.toFixed(0)} µs`).join(', ')}`,
+        );
+      const ab = spread(r.baselineAB.map((x) => x.perSecond));
+      const abRows: BenchRow[] = abApi
+        ? [
+            floorRow(
+              `A/B: runBaseline of ${abPath} (same run, interleaved)`,
+              ab,
+              r.baselineAB,
+              `this code / that code: ${(b.median / ab.median).toFixed(2)} in resources/s, ` +
+                `per-round ratios to raw ${describeRange(spread(r.baselineAB.map((x, i) => x.perSecond / r.gets[i]!.perSecond)))}`,
+            ),
+          ]
+        : [];
       return [
         {
           scenario: 'subscriber baseline',
@@ -303,6 +363,7 @@ const scenario: BenchScenario = {
           r.syncedWrites,
           'the least a mirror that fsyncs each file before recording it can do',
         ),
+        ...abRows,
       ];
     } finally {
       child.kill('SIGTERM');
