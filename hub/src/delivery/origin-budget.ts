@@ -34,7 +34,14 @@ export interface OriginBudgetOptions {
 }
 
 export const DEFAULT_SLOW_AFTER_MS = 250;
-export const DEFAULT_ACTIVE_PER_ORIGIN = 8;
+/**
+ * Active deliveries per origin (at most the origin's pool). It bounds how many requests one origin
+ * keeps on the wire, and so a busy origin's throughput (deliveries in flight / round trip): at 8 a
+ * fan-out to 1,000 callbacks on 4 origins held 32 requests on the wire where an undici client with
+ * the same 16 connections per origin keeps 64 and went ~2x faster. 16 keeps the isolation (a hanging
+ * origin holds 16 active slots for `slowAfterMs`, then only stalled ones) and uses that pool.
+ */
+export const DEFAULT_ACTIVE_PER_ORIGIN = 16;
 
 /** One delivery's hold on the budget; give it back with `release`. */
 export interface OriginSlot {
@@ -247,11 +254,12 @@ export function createDeliveryBudget(
   },
   pump: () => void,
 ): OriginBudget {
-  const perOrigin = o?.perOrigin ?? DEFAULT_ACTIVE_PER_ORIGIN;
+  const maxPerOrigin = o?.maxPerOrigin ?? 64;
+  const perOrigin = o?.perOrigin ?? Math.min(DEFAULT_ACTIVE_PER_ORIGIN, maxPerOrigin);
   return new OriginBudget(
     {
       perOrigin,
-      maxPerOrigin: Math.max(perOrigin, o?.maxPerOrigin ?? 64),
+      maxPerOrigin: Math.max(perOrigin, maxPerOrigin),
       global: deps.maxInFlight,
       maxTotal: o?.maxTotal ?? deps.maxInFlight * 4,
       slowAfterMs: o?.slowAfterMs ?? DEFAULT_SLOW_AFTER_MS,

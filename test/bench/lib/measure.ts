@@ -2,7 +2,7 @@
 // a child process is measured from outside, without code in it), interleaved rounds (A B A B ...)
 // and a median with its min-max spread. On a shared machine only ratios of runs interleaved in one
 // process tree mean anything; one figure alone is noise.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
@@ -133,4 +133,23 @@ export async function pool(
 export function profileArgs(name: string): string[] {
   const dir = process.env.BENCH_CPU_PROF;
   return dir ? ['--cpu-prof', '--cpu-prof-dir', `${dir}/${name}`] : [];
+}
+
+/** BENCH_INFLIGHT=<dir> preloads lib/inflight-probe.ts (after tsx) into a measured process. */
+export function probeArgs(): string[] {
+  return process.env.BENCH_INFLIGHT ? ['--import', './test/bench/lib/inflight-probe.ts'] : [];
+}
+
+/** With BENCH_INFLIGHT, notes a measured window (which arm, when) for lib/inflight-summary.ts. */
+export function noteWindow(w: {
+  arm: string;
+  n: number;
+  concurrency?: number;
+  start: number;
+  end: number;
+  /** The hub arm: when the last publish was answered. */
+  published?: number;
+}): void {
+  const dir = process.env.BENCH_INFLIGHT;
+  if (dir) appendFileSync(`${dir}/windows.jsonl`, `${JSON.stringify(w)}\n`);
 }
