@@ -18,6 +18,7 @@ import {
 } from './breaker.js';
 import type { HubMetrics, Logger } from '../observability/index.js';
 import type { DeliveryOutcome } from '../outbound/index.js';
+import { performance } from 'node:perf_hooks';
 
 export interface OriginBudgetOptions {
   /** Active (not yet slow) deliveries per origin. */
@@ -49,7 +50,8 @@ export interface OriginSlot {
   readonly probe: boolean;
   stalled: boolean;
   released: boolean;
-  timer: NodeJS.Timeout | undefined;
+  /** When (monotonic ms) the delivery stops holding the active budget if still unanswered. */
+  readonly stallAt: number;
 }
 
 interface OriginState {
@@ -73,6 +75,14 @@ export class OriginBudget {
   private readonly breakers: OriginBreakers;
   private active = 0;
   private total = 0;
+  /**
+   * Slots in the order they were taken: every slot stalls `slowAfterMs` after it started, so the
+   * oldest unreleased one is the next to stall and one timer (armed for it) serves them all, instead
+   * of a timer set and cleared per delivery.
+   */
+  private started: OriginSlot[] = [];
+  private startedHead = 0;
+  private stallTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly options: OriginBudgetOptions,
@@ -114,10 +124,10 @@ export class OriginBudget {
       probe: gate.probe,
       stalled: false,
       released: false,
-      timer: undefined,
+      stallAt: performance.now() + this.options.slowAfterMs,
     };
-    slot.timer = setTimeout(() => this.stall(slot), this.options.slowAfterMs);
-    slot.timer.unref();
+    this.started.push(slot);
+    if (!this.stallTimer) this.armStallTimer();
     return slot;
   }
 
@@ -137,7 +147,6 @@ export class OriginBudget {
   release(slot: OriginSlot, outcome: DeliveryOutcome): void {
     if (slot.released) return;
     slot.released = true;
-    if (slot.timer) clearTimeout(slot.timer);
     const o = this.state(slot.origin);
     if (slot.stalled) o.stalled--;
     else {
@@ -154,6 +163,47 @@ export class OriginBudget {
   /** Stops the wake-up timers (the scheduler is closing). */
   close(): void {
     for (const o of this.origins.values()) if (o.wakeTimer) clearTimeout(o.wakeTimer);
+    if (this.stallTimer) clearTimeout(this.stallTimer);
+    this.stallTimer = undefined;
+  }
+
+  /** Stalls every unanswered slot whose time has come, then arms the timer for the next one. */
+  private stallDue(): void {
+    this.stallTimer = undefined;
+    const now = performance.now();
+    while (this.startedHead < this.started.length) {
+      const slot = this.started[this.startedHead]!;
+      if (!slot.released && !slot.stalled && slot.stallAt > now) break;
+      this.startedHead++;
+      if (!slot.released && !slot.stalled) this.stall(slot);
+    }
+    this.armStallTimer();
+  }
+
+  private armStallTimer(): void {
+    // A stall inside stallDue() may start deliveries that arm it again: one timer at a time.
+    if (this.stallTimer) clearTimeout(this.stallTimer);
+    this.stallTimer = undefined;
+    while (this.startedHead < this.started.length) {
+      const slot = this.started[this.startedHead]!;
+      if (!slot.released && !slot.stalled) break;
+      this.startedHead++;
+    }
+    if (this.startedHead > 1024 && this.startedHead * 2 > this.started.length) {
+      this.started = this.started.slice(this.startedHead);
+      this.startedHead = 0;
+    }
+    const next = this.started[this.startedHead];
+    if (!next) {
+      this.started = [];
+      this.startedHead = 0;
+      return;
+    }
+    this.stallTimer = setTimeout(
+      () => this.stallDue(),
+      Math.max(1, Math.ceil(next.stallAt - performance.now())),
+    );
+    this.stallTimer.unref();
   }
 
   private stall(slot: OriginSlot): void {

@@ -1,5 +1,8 @@
 // The one place deliveries leave the hub: a POST through the shared keep-alive Agent (SSRF guard in
 // its connector), every response body drained and ignored (WH-19), no redirects followed.
+// A bare `dispatch` with a handler that only counts the response body: `request` builds a body
+// stream, a promise and listeners per response that a delivery never reads (each delivery is one
+// POST, so at a fan-out to 1,000 callbacks that is per-delivery CPU and garbage for nothing).
 import type { Dispatcher } from 'undici';
 import { classifyError, classifyStatus, type DeliveryOutcome } from './outcome.js';
 
@@ -22,30 +25,63 @@ export interface SendOptions {
 
 export function createSender(agent: Dispatcher, options: SendOptions) {
   const limit = options.maxResponseBytes ?? 64 * 1024;
-  return async function sendDelivery(
+  return function sendDelivery(
     target: DeliveryTarget,
     headers: Record<string, string>,
     body: Buffer,
   ): Promise<DeliveryOutcome> {
-    try {
-      const res = await agent.request({
-        origin: target.origin,
-        path: target.path,
-        method: 'POST',
-        headers,
-        body,
-        headersTimeout: options.timeoutMs,
-        bodyTimeout: options.timeoutMs,
-      });
+    return new Promise((resolve) => {
+      let status = 0;
+      let read = 0;
+      let abort: ((err?: Error) => void) | undefined;
+      let settled = false;
+      const settle = (outcome: DeliveryOutcome): void => {
+        if (settled) return;
+        settled = true;
+        resolve(outcome);
+      };
+      const handler: Dispatcher.DispatchHandler = {
+        onConnect(a) {
+          abort = a;
+        },
+        onHeaders(statusCode) {
+          status = statusCode;
+          return true;
+        },
+        onData(chunk) {
+          read += chunk.length;
+          // Past the limit the connection is dropped; the status is what counts (WH-19).
+          if (read > limit) {
+            settle(classifyStatus(status));
+            abort?.();
+          }
+          return true;
+        },
+        onComplete() {
+          settle(classifyStatus(status));
+        },
+        onError(err) {
+          // Once the status line is in, a failure while reading the ignored body changes nothing.
+          settle(status > 0 ? classifyStatus(status) : classifyError(err));
+        },
+      };
       try {
-        await res.body.dump({ limit });
-      } catch {
-        /* the status is what counts */
+        agent.dispatch(
+          {
+            origin: target.origin,
+            path: target.path,
+            method: 'POST',
+            headers,
+            body,
+            headersTimeout: options.timeoutMs,
+            bodyTimeout: options.timeoutMs,
+          },
+          handler,
+        );
+      } catch (err) {
+        settle(classifyError(err));
       }
-      return classifyStatus(res.statusCode);
-    } catch (err) {
-      return classifyError(err);
-    }
+    });
   };
 }
 

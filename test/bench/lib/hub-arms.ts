@@ -172,7 +172,7 @@ export async function hubBurst(
       await pool(notifications, 8, (i) => pub.post(bodies[i]!));
       const published = now();
       const end = await done;
-      noteWindow({ arm: 'hub', n, start: started, end, published });
+      noteWindow({ arm: hub.name, n, start: started, end, published });
       return total / ((end - started) / 1000);
     });
     return { perSecond: m.value, cpuUsPerOp: (m.cpuMs * 1000) / total, peakRssMiB: m.peakRssMiB };

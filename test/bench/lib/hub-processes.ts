@@ -122,6 +122,8 @@ export class Receivers {
 }
 
 export interface HubChild {
+  /** 'hub', or 'base' for the BENCH_HUB_BASE checkout. */
+  name: string;
   child: ChildProcess;
   url: string;
   stop(): Promise<void>;
@@ -138,13 +140,21 @@ export function runCli(args: string[]): Promise<string[]> {
   return new Promise((resolve) => child.on('exit', () => resolve(lines)));
 }
 
-export async function startHubChild(dbFile: string): Promise<HubChild> {
+/**
+ * Starts a hub. `root`: the checkout whose hub/src runs (BENCH_HUB_BASE names a second one, e.g. a
+ * worktree of main, measured as an arm of its own in the same run); `name` labels its samples.
+ */
+export async function startHubChild(
+  dbFile: string,
+  root = repoRoot,
+  name = 'hub',
+): Promise<HubChild> {
   const config = `${dbFile}.config.json`;
   writeFileSync(config, JSON.stringify({ connectionsPerOrigin: CONNECTIONS_PER_ORIGIN }));
   const child = spawn(
     process.execPath,
     [
-      ...profileArgs('hub'),
+      ...profileArgs(name),
       '--conditions=@rsnotify/source',
       '--import',
       'tsx',
@@ -165,9 +175,9 @@ export async function startHubChild(dbFile: string): Promise<HubChild> {
       String(HUB_IN_FLIGHT),
     ],
     {
-      cwd: repoRoot,
+      cwd: root,
       stdio: ['ignore', 'pipe', 'inherit'],
-      env: { ...process.env, BENCH_PROBE_NAME: 'hub' },
+      env: { ...process.env, BENCH_PROBE_NAME: name },
     },
   );
   const url = await new Promise<string>((resolve, reject) => {
@@ -178,6 +188,7 @@ export async function startHubChild(dbFile: string): Promise<HubChild> {
     child.once('exit', (code) => reject(new Error(`hub exited ${code}`)));
   });
   return {
+    name,
     child,
     url,
     async stop() {

@@ -3,6 +3,7 @@
 // and a median with its min-max spread. On a shared machine only ratios of runs interleaved in one
 // process tree mean anything; one figure alone is noise.
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
@@ -137,7 +138,8 @@ export function profileArgs(name: string): string[] {
 
 /** BENCH_INFLIGHT=<dir> preloads lib/inflight-probe.ts (after tsx) into a measured process. */
 export function probeArgs(): string[] {
-  return process.env.BENCH_INFLIGHT ? ['--import', './test/bench/lib/inflight-probe.ts'] : [];
+  const probe = fileURLToPath(new URL('./inflight-probe.ts', import.meta.url));
+  return process.env.BENCH_INFLIGHT ? ['--import', probe] : [];
 }
 
 /** With BENCH_INFLIGHT, notes a measured window (which arm, when) for lib/inflight-summary.ts. */
