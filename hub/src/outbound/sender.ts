@@ -23,6 +23,57 @@ export interface SendOptions {
   readonly maxResponseBytes?: number;
 }
 
+/**
+ * One POST's handler: a class, so a delivery allocates one object, not a closure per callback.
+ * It settles once: with the status when the response ends, is cut off past the body limit, or fails
+ * after the status line; with the error's code when there was no answer at all.
+ */
+class DeliveryHandler implements Dispatcher.DispatchHandler {
+  private status = 0;
+  private read = 0;
+  private abort: ((err?: Error) => void) | undefined;
+  private settled = false;
+
+  constructor(
+    private readonly limit: number,
+    private readonly resolve: (outcome: DeliveryOutcome) => void,
+  ) {}
+
+  settle(outcome: DeliveryOutcome): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.resolve(outcome);
+  }
+
+  onConnect(abort: (err?: Error) => void): void {
+    this.abort = abort;
+  }
+
+  onHeaders(statusCode: number): boolean {
+    this.status = statusCode;
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.read += chunk.length;
+    // Past the limit the connection is dropped; the status is what counts (WH-19).
+    if (this.read > this.limit) {
+      this.settle(classifyStatus(this.status));
+      this.abort?.();
+    }
+    return true;
+  }
+
+  onComplete(): void {
+    this.settle(classifyStatus(this.status));
+  }
+
+  onError(err: Error): void {
+    // Once the status line is in, a failure while reading the ignored body changes nothing.
+    this.settle(this.status > 0 ? classifyStatus(this.status) : classifyError(err));
+  }
+}
+
 export function createSender(agent: Dispatcher, options: SendOptions) {
   const limit = options.maxResponseBytes ?? 64 * 1024;
   return function sendDelivery(
@@ -31,40 +82,7 @@ export function createSender(agent: Dispatcher, options: SendOptions) {
     body: Buffer,
   ): Promise<DeliveryOutcome> {
     return new Promise((resolve) => {
-      let status = 0;
-      let read = 0;
-      let abort: ((err?: Error) => void) | undefined;
-      let settled = false;
-      const settle = (outcome: DeliveryOutcome): void => {
-        if (settled) return;
-        settled = true;
-        resolve(outcome);
-      };
-      const handler: Dispatcher.DispatchHandler = {
-        onConnect(a) {
-          abort = a;
-        },
-        onHeaders(statusCode) {
-          status = statusCode;
-          return true;
-        },
-        onData(chunk) {
-          read += chunk.length;
-          // Past the limit the connection is dropped; the status is what counts (WH-19).
-          if (read > limit) {
-            settle(classifyStatus(status));
-            abort?.();
-          }
-          return true;
-        },
-        onComplete() {
-          settle(classifyStatus(status));
-        },
-        onError(err) {
-          // Once the status line is in, a failure while reading the ignored body changes nothing.
-          settle(status > 0 ? classifyStatus(status) : classifyError(err));
-        },
-      };
+      const handler = new DeliveryHandler(limit, resolve);
       try {
         agent.dispatch(
           {
@@ -79,7 +97,7 @@ export function createSender(agent: Dispatcher, options: SendOptions) {
           handler,
         );
       } catch (err) {
-        settle(classifyError(err));
+        handler.settle(classifyError(err));
       }
     });
   };

@@ -6,15 +6,7 @@
 // Usage: node --import tsx test/bench/lib/inflight-summary.ts <dir>
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-
-interface Window {
-  arm: string;
-  n: number;
-  concurrency?: number;
-  start: number;
-  end: number;
-  published?: number;
-}
+import type { BenchWindow } from './measure.js';
 
 const dir = process.argv[2];
 if (!dir) {
@@ -42,7 +34,7 @@ const mean = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0
 const windows = readFileSync(join(dir, 'windows.jsonl'), 'latin1')
   .split('\n')
   .filter(Boolean)
-  .map((l) => JSON.parse(l) as Window);
+  .map((l) => JSON.parse(l) as BenchWindow);
 
 const rows: string[] = [
   '| arm | n | conc | s | open | wire | wire<8 | ELU | publish ends at | wire per tenth of the window |',

@@ -142,16 +142,19 @@ export function probeArgs(): string[] {
   return process.env.BENCH_INFLIGHT ? ['--import', probe] : [];
 }
 
-/** With BENCH_INFLIGHT, notes a measured window (which arm, when) for lib/inflight-summary.ts. */
-export function noteWindow(w: {
-  arm: string;
-  n: number;
-  concurrency?: number;
-  start: number;
-  end: number;
+/** One measured window of an arm (ms since the epoch), as lib/inflight-summary.ts reads it. */
+export interface BenchWindow {
+  readonly arm: string;
+  readonly n: number;
+  readonly concurrency?: number;
+  readonly start: number;
+  readonly end: number;
   /** The hub arm: when the last publish was answered. */
-  published?: number;
-}): void {
+  readonly published?: number;
+}
+
+/** With BENCH_INFLIGHT, notes a measured window (which arm, when) for lib/inflight-summary.ts. */
+export function noteWindow(w: BenchWindow): void {
   const dir = process.env.BENCH_INFLIGHT;
   if (dir) appendFileSync(`${dir}/windows.jsonl`, `${JSON.stringify(w)}\n`);
 }

@@ -101,6 +101,17 @@ async function subscribe(
   );
 }
 
+/** The raw sender's rounds as the baseline of a fan-out row. */
+function rawCeiling(rs: ReturnType<typeof summary>): NonNullable<BenchRow['baseline']> {
+  return {
+    label: 'raw sender ceiling',
+    value: rs.rate.median,
+    unit: 'req/s',
+    range: describeRange(rs.rate),
+    cpuUsPerOp: rs.cpu,
+  };
+}
+
 /** The BENCH_HUB_BASE checkout's fan-out, next to the same raw rounds. */
 function baseRow(
   n: number,
@@ -118,13 +129,7 @@ function baseRow(
     range: describeRange(bs.rate),
     cpuUsPerOp: bs.cpu,
     peakRssMiB: bs.rss,
-    baseline: {
-      label: 'raw sender ceiling',
-      value: rs.rate.median,
-      unit: 'req/s',
-      range: describeRange(rs.rate),
-      cpuUsPerOp: rs.cpu,
-    },
+    baseline: rawCeiling(rs),
     ratio: bs.rate.median / rs.rate.median,
     note: `the same rounds, interleaved with this checkout's hub and the raw sender; per-round ratios ${describeSpread(ratios)}`,
   };
@@ -201,13 +206,7 @@ const scenario: BenchScenario = {
           range: describeRange(hs.rate),
           cpuUsPerOp: hs.cpu,
           peakRssMiB: hs.rss,
-          baseline: {
-            label: 'raw sender ceiling',
-            value: rs.rate.median,
-            unit: 'req/s',
-            range: describeRange(rs.rate),
-            cpuUsPerOp: rs.cpu,
-          },
+          baseline: rawCeiling(rs),
           ratio: hs.rate.median / rs.rate.median,
           target: FAN_OUT_TARGET[n],
           note:
