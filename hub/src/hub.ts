@@ -114,10 +114,7 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
     random,
     ownership: coordinator,
     // Stalled deliveries keep their connection: the per-origin ceiling is the connection pool's size.
-    originBudget: {
-      perOrigin: Math.min(8, config.connectionsPerOrigin),
-      maxPerOrigin: config.connectionsPerOrigin,
-    },
+    originBudget: { maxPerOrigin: config.connectionsPerOrigin },
   });
   const deliveries = scheduler;
   let verifier: VerificationWorker | undefined;

@@ -12,3 +12,5 @@ export {
 } from './retry-policy.js';
 export { NotificationCache } from './cache.js';
 export { SOLE_OWNER, type DeliveryOwnership } from './ownership.js';
+export { OriginBudget, type OriginBudgetOptions, type OriginSlot } from './origin-budget.js';
+export { DEFAULT_BREAKER_OPTIONS } from './breaker.js';

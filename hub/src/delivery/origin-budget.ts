@@ -18,6 +18,7 @@ import {
 } from './breaker.js';
 import type { HubMetrics, Logger } from '../observability/index.js';
 import type { DeliveryOutcome } from '../outbound/index.js';
+import { performance } from 'node:perf_hooks';
 
 export interface OriginBudgetOptions {
   /** Active (not yet slow) deliveries per origin. */
@@ -34,7 +35,14 @@ export interface OriginBudgetOptions {
 }
 
 export const DEFAULT_SLOW_AFTER_MS = 250;
-export const DEFAULT_ACTIVE_PER_ORIGIN = 8;
+/**
+ * Active deliveries per origin (at most the origin's pool). It bounds how many requests one origin
+ * keeps on the wire, and so a busy origin's throughput (deliveries in flight / round trip): at 8 a
+ * fan-out to 1,000 callbacks on 4 origins held 32 requests on the wire where an undici client with
+ * the same 16 connections per origin keeps 64 and went ~2x faster. 16 keeps the isolation (a hanging
+ * origin holds 16 active slots for `slowAfterMs`, then only stalled ones) and uses that pool.
+ */
+export const DEFAULT_ACTIVE_PER_ORIGIN = 16;
 
 /** One delivery's hold on the budget; give it back with `release`. */
 export interface OriginSlot {
@@ -42,7 +50,8 @@ export interface OriginSlot {
   readonly probe: boolean;
   stalled: boolean;
   released: boolean;
-  timer: NodeJS.Timeout | undefined;
+  /** When (monotonic ms) the delivery stops holding the active budget if still unanswered. */
+  readonly stallAt: number;
 }
 
 interface OriginState {
@@ -66,6 +75,14 @@ export class OriginBudget {
   private readonly breakers: OriginBreakers;
   private active = 0;
   private total = 0;
+  /**
+   * Slots in the order they were taken: every slot stalls `slowAfterMs` after it started, so the
+   * oldest unreleased one is the next to stall and one timer (armed for it) serves them all, instead
+   * of a timer set and cleared per delivery.
+   */
+  private started: OriginSlot[] = [];
+  private startedHead = 0;
+  private stallTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly options: OriginBudgetOptions,
@@ -107,10 +124,10 @@ export class OriginBudget {
       probe: gate.probe,
       stalled: false,
       released: false,
-      timer: undefined,
+      stallAt: performance.now() + this.options.slowAfterMs,
     };
-    slot.timer = setTimeout(() => this.stall(slot), this.options.slowAfterMs);
-    slot.timer.unref();
+    this.started.push(slot);
+    if (!this.stallTimer) this.armStallTimer();
     return slot;
   }
 
@@ -130,7 +147,6 @@ export class OriginBudget {
   release(slot: OriginSlot, outcome: DeliveryOutcome): void {
     if (slot.released) return;
     slot.released = true;
-    if (slot.timer) clearTimeout(slot.timer);
     const o = this.state(slot.origin);
     if (slot.stalled) o.stalled--;
     else {
@@ -147,6 +163,47 @@ export class OriginBudget {
   /** Stops the wake-up timers (the scheduler is closing). */
   close(): void {
     for (const o of this.origins.values()) if (o.wakeTimer) clearTimeout(o.wakeTimer);
+    if (this.stallTimer) clearTimeout(this.stallTimer);
+    this.stallTimer = undefined;
+  }
+
+  /** Stalls every unanswered slot whose time has come, then arms the timer for the next one. */
+  private stallDue(): void {
+    this.stallTimer = undefined;
+    const now = performance.now();
+    while (this.startedHead < this.started.length) {
+      const slot = this.started[this.startedHead]!;
+      if (!slot.released && !slot.stalled && slot.stallAt > now) break;
+      this.startedHead++;
+      if (!slot.released && !slot.stalled) this.stall(slot);
+    }
+    this.armStallTimer();
+  }
+
+  private armStallTimer(): void {
+    // A stall inside stallDue() may start deliveries that arm it again: one timer at a time.
+    if (this.stallTimer) clearTimeout(this.stallTimer);
+    this.stallTimer = undefined;
+    while (this.startedHead < this.started.length) {
+      const slot = this.started[this.startedHead]!;
+      if (!slot.released && !slot.stalled) break;
+      this.startedHead++;
+    }
+    if (this.startedHead > 1024 && this.startedHead * 2 > this.started.length) {
+      this.started = this.started.slice(this.startedHead);
+      this.startedHead = 0;
+    }
+    const next = this.started[this.startedHead];
+    if (!next) {
+      this.started = [];
+      this.startedHead = 0;
+      return;
+    }
+    this.stallTimer = setTimeout(
+      () => this.stallDue(),
+      Math.max(1, Math.ceil(next.stallAt - performance.now())),
+    );
+    this.stallTimer.unref();
   }
 
   private stall(slot: OriginSlot): void {
@@ -247,11 +304,12 @@ export function createDeliveryBudget(
   },
   pump: () => void,
 ): OriginBudget {
-  const perOrigin = o?.perOrigin ?? DEFAULT_ACTIVE_PER_ORIGIN;
+  const maxPerOrigin = o?.maxPerOrigin ?? 64;
+  const perOrigin = o?.perOrigin ?? Math.min(DEFAULT_ACTIVE_PER_ORIGIN, maxPerOrigin);
   return new OriginBudget(
     {
       perOrigin,
-      maxPerOrigin: Math.max(perOrigin, o?.maxPerOrigin ?? 64),
+      maxPerOrigin: Math.max(perOrigin, maxPerOrigin),
       global: deps.maxInFlight,
       maxTotal: o?.maxTotal ?? deps.maxInFlight * 4,
       slowAfterMs: o?.slowAfterMs ?? DEFAULT_SLOW_AFTER_MS,

@@ -308,7 +308,7 @@ export class DeliveryScheduler {
     );
     switch (step.kind) {
       case 'advance':
-        this.deps.metrics.deliveries.inc({ outcome: 'delivered' });
+        this.deps.metrics.countDelivery('delivered');
         if (n) this.deps.metrics.deliveryLatency.observe((now - n.receivedAt) / 1000);
         if (log.isLevelEnabled('debug'))
           log.debug(
@@ -324,7 +324,7 @@ export class DeliveryScheduler {
         this.markDirty(sub);
         return;
       case 'retry': {
-        this.deps.metrics.deliveries.inc({ outcome: 'failed' });
+        this.deps.metrics.countDelivery('failed');
         const failed = outcome.kind === 'failed' ? outcome : undefined;
         sub.attempts = step.attempts;
         sub.firstFailedAt = step.firstFailedAt;
@@ -352,7 +352,7 @@ export class DeliveryScheduler {
         return;
       case 'end':
         // WH-19: 410 Gone ends the subscription.
-        this.deps.metrics.deliveries.inc({ outcome: 'gone' });
+        this.deps.metrics.countDelivery('gone');
         log.info(
           { event: 'subscription.gone', topic: sub.topicUrl, callback: sub.callback, seq },
           'callback answered 410; subscription ended',
@@ -369,7 +369,7 @@ export class DeliveryScheduler {
   }
 
   private giveUp(sub: SubState, seq: number, reason: string): void {
-    this.deps.metrics.deliveries.inc({ outcome: 'gave_up' });
+    this.deps.metrics.countDelivery('gave_up');
     this.deps.logger.warn(
       { event: 'delivery.gave_up', topic: sub.topicUrl, callback: sub.callback, seq, reason },
       'delivery given up',

@@ -15,6 +15,12 @@ export class HubMetrics {
   readonly notificationsAccepted: Counter<'kind'>;
   readonly publishRejected: Counter<'reason'>;
   readonly deliveries: Counter<'outcome'>;
+  private readonly deliveryCounts: Record<DeliveryOutcomeLabel, number> = {
+    delivered: 0,
+    failed: 0,
+    gone: 0,
+    gave_up: 0,
+  };
   readonly deliveryLatency: Histogram;
   readonly verifications: Counter<'mode' | 'result'>;
   readonly topicChecks: Counter<'result'>;
@@ -39,12 +45,20 @@ export class HubMetrics {
       labelNames: ['reason'],
       registers,
     });
-    this.deliveries = new Counter({
+    const deliveries: Counter<'outcome'> = new Counter({
       name: 'rsnotify_hub_deliveries_total',
       help: 'Delivery attempts by outcome',
       labelNames: ['outcome'],
       registers,
+      // Counted as plain numbers on the delivery path (countDelivery), read in at scrape time:
+      // prom-client hashes the label set on every inc, once per delivery at a fan-out.
+      collect: () => {
+        deliveries.reset();
+        for (const [outcome, n] of Object.entries(this.deliveryCounts))
+          if (n > 0) deliveries.inc({ outcome }, n);
+      },
     });
+    this.deliveries = deliveries;
     this.deliveryLatency = new Histogram({
       name: 'rsnotify_hub_delivery_latency_seconds',
       help: 'From acceptance of a notification to its acknowledged delivery',
@@ -105,5 +119,10 @@ export class HubMetrics {
         this.set(sources.inFlight());
       },
     });
+  }
+
+  /** One delivery attempt's outcome (rsnotify_hub_deliveries_total). */
+  countDelivery(outcome: DeliveryOutcomeLabel): void {
+    this.deliveryCounts[outcome]++;
   }
 }

@@ -1,5 +1,8 @@
 // The one place deliveries leave the hub: a POST through the shared keep-alive Agent (SSRF guard in
 // its connector), every response body drained and ignored (WH-19), no redirects followed.
+// A bare `dispatch` with a handler that only counts the response body: `request` builds a body
+// stream, a promise and listeners per response that a delivery never reads (each delivery is one
+// POST, so at a fan-out to 1,000 callbacks that is per-delivery CPU and garbage for nothing).
 import type { Dispatcher } from 'undici';
 import { classifyError, classifyStatus, type DeliveryOutcome } from './outcome.js';
 
@@ -20,32 +23,83 @@ export interface SendOptions {
   readonly maxResponseBytes?: number;
 }
 
+/**
+ * One POST's handler: a class, so a delivery allocates one object, not a closure per callback.
+ * It settles once: with the status when the response ends, is cut off past the body limit, or fails
+ * after the status line; with the error's code when there was no answer at all.
+ */
+class DeliveryHandler implements Dispatcher.DispatchHandler {
+  private status = 0;
+  private read = 0;
+  private abort: ((err?: Error) => void) | undefined;
+  private settled = false;
+
+  constructor(
+    private readonly limit: number,
+    private readonly resolve: (outcome: DeliveryOutcome) => void,
+  ) {}
+
+  settle(outcome: DeliveryOutcome): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.resolve(outcome);
+  }
+
+  onConnect(abort: (err?: Error) => void): void {
+    this.abort = abort;
+  }
+
+  onHeaders(statusCode: number): boolean {
+    this.status = statusCode;
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.read += chunk.length;
+    // Past the limit the connection is dropped; the status is what counts (WH-19).
+    if (this.read > this.limit) {
+      this.settle(classifyStatus(this.status));
+      this.abort?.();
+    }
+    return true;
+  }
+
+  onComplete(): void {
+    this.settle(classifyStatus(this.status));
+  }
+
+  onError(err: Error): void {
+    // Once the status line is in, a failure while reading the ignored body changes nothing.
+    this.settle(this.status > 0 ? classifyStatus(this.status) : classifyError(err));
+  }
+}
+
 export function createSender(agent: Dispatcher, options: SendOptions) {
   const limit = options.maxResponseBytes ?? 64 * 1024;
-  return async function sendDelivery(
+  return function sendDelivery(
     target: DeliveryTarget,
     headers: Record<string, string>,
     body: Buffer,
   ): Promise<DeliveryOutcome> {
-    try {
-      const res = await agent.request({
-        origin: target.origin,
-        path: target.path,
-        method: 'POST',
-        headers,
-        body,
-        headersTimeout: options.timeoutMs,
-        bodyTimeout: options.timeoutMs,
-      });
+    return new Promise((resolve) => {
+      const handler = new DeliveryHandler(limit, resolve);
       try {
-        await res.body.dump({ limit });
-      } catch {
-        /* the status is what counts */
+        agent.dispatch(
+          {
+            origin: target.origin,
+            path: target.path,
+            method: 'POST',
+            headers,
+            body,
+            headersTimeout: options.timeoutMs,
+            bodyTimeout: options.timeoutMs,
+          },
+          handler,
+        );
+      } catch (err) {
+        handler.settle(classifyError(err));
       }
-      return classifyStatus(res.statusCode);
-    } catch (err) {
-      return classifyError(err);
-    }
+    });
   };
 }
 

@@ -3,7 +3,7 @@
 // next to a bare node:http server. Each returns what metered() saw of the measured process.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, request } from 'undici';
-import { metered, pool, spread } from './measure.js';
+import { metered, noteWindow, pool, probeArgs, spread } from './measure.js';
 import {
   CONNECTIONS_PER_ORIGIN,
   HUB_IN_FLIGHT,
@@ -25,10 +25,20 @@ export class RawSender {
   static async start(): Promise<RawSender> {
     const child = spawn(
       process.execPath,
-      ['--conditions=@rsnotify/source', '--import', 'tsx', 'test/bench/lib/raw-sender.ts'],
+      [
+        '--conditions=@rsnotify/source',
+        '--import',
+        'tsx',
+        ...probeArgs(),
+        'test/bench/lib/raw-sender.ts',
+      ],
       {
         cwd: repoRoot,
-        env: { ...process.env, CONNECTIONS: String(CONNECTIONS_PER_ORIGIN) },
+        env: {
+          ...process.env,
+          CONNECTIONS: String(CONNECTIONS_PER_ORIGIN),
+          BENCH_PROBE_NAME: 'raw',
+        },
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       },
     );
@@ -110,7 +120,9 @@ export async function rawFanOut(
       const started = now();
       const done = receivers.reached(total);
       await raw.run(callbacks, perCallback, c, headers, body);
-      return total / (((await done) - started) / 1000);
+      const end = await done;
+      noteWindow({ arm: 'raw', n: callbacks.length, concurrency: c, start: started, end });
+      return total / ((end - started) / 1000);
     });
     if (!best || m.value > best.perSecond)
       best = {
@@ -158,7 +170,10 @@ export async function hubBurst(
       const started = now();
       const done = receivers.reached(total);
       await pool(notifications, 8, (i) => pub.post(bodies[i]!));
-      return total / (((await done) - started) / 1000);
+      const published = now();
+      const end = await done;
+      noteWindow({ arm: hub.name, n, start: started, end, published });
+      return total / ((end - started) / 1000);
     });
     return { perSecond: m.value, cpuUsPerOp: (m.cpuMs * 1000) / total, peakRssMiB: m.peakRssMiB };
   } finally {

@@ -3,15 +3,18 @@
 // deliveries), the hub (its CLI, optionally under --cpu-prof), the admin CLI, and the notification
 // bodies and subscription helpers the arms share.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
-import { profileArgs } from './measure.js';
+import { probeArgs, profileArgs } from './measure.js';
 
 export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 export const RECEIVER_PORTS = 4;
-export const CONNECTIONS_PER_ORIGIN = 16; // the hub's default; the raw ceiling uses the same
+// The hub is started with this many connections per origin (`connectionsPerOrigin`, its default is
+// 64) and the raw ceiling uses the same, so neither has more sockets to the receivers than the other.
+export const CONNECTIONS_PER_ORIGIN = 16;
 export const HUB_IN_FLIGHT = 256; // the hub's default --max-in-flight
 export const ROUNDS = 3;
 
@@ -119,6 +122,8 @@ export class Receivers {
 }
 
 export interface HubChild {
+  /** 'hub', or 'base' for the BENCH_HUB_BASE checkout. */
+  name: string;
   child: ChildProcess;
   url: string;
   stop(): Promise<void>;
@@ -135,20 +140,33 @@ export function runCli(args: string[]): Promise<string[]> {
   return new Promise((resolve) => child.on('exit', () => resolve(lines)));
 }
 
-export async function startHubChild(dbFile: string): Promise<HubChild> {
+/**
+ * Starts a hub. `root`: the checkout whose hub/src runs (BENCH_HUB_BASE names a second one, e.g. a
+ * worktree of main, measured as an arm of its own in the same run); `name` labels its samples.
+ */
+export async function startHubChild(
+  dbFile: string,
+  root = repoRoot,
+  name = 'hub',
+): Promise<HubChild> {
+  const config = `${dbFile}.config.json`;
+  writeFileSync(config, JSON.stringify({ connectionsPerOrigin: CONNECTIONS_PER_ORIGIN }));
   const child = spawn(
     process.execPath,
     [
-      ...profileArgs('hub'),
+      ...profileArgs(name),
       '--conditions=@rsnotify/source',
       '--import',
       'tsx',
+      ...probeArgs(),
       'hub/src/cli.ts',
       'serve',
       '--port',
       '0',
       '--db',
       dbFile,
+      '--config',
+      config,
       '--allow-private-networks',
       '--no-check-topics',
       '--log-level',
@@ -156,7 +174,11 @@ export async function startHubChild(dbFile: string): Promise<HubChild> {
       '--max-in-flight',
       String(HUB_IN_FLIGHT),
     ],
-    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] },
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, BENCH_PROBE_NAME: name },
+    },
   );
   const url = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -166,6 +188,7 @@ export async function startHubChild(dbFile: string): Promise<HubChild> {
     child.once('exit', (code) => reject(new Error(`hub exited ${code}`)));
   });
   return {
+    name,
     child,
     url,
     async stop() {

@@ -2,7 +2,8 @@
 // a child process is measured from outside, without code in it), interleaved rounds (A B A B ...)
 // and a median with its min-max spread. On a shared machine only ratios of runs interleaved in one
 // process tree mean anything; one figure alone is noise.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
@@ -133,4 +134,27 @@ export async function pool(
 export function profileArgs(name: string): string[] {
   const dir = process.env.BENCH_CPU_PROF;
   return dir ? ['--cpu-prof', '--cpu-prof-dir', `${dir}/${name}`] : [];
+}
+
+/** BENCH_INFLIGHT=<dir> preloads lib/inflight-probe.ts (after tsx) into a measured process. */
+export function probeArgs(): string[] {
+  const probe = fileURLToPath(new URL('./inflight-probe.ts', import.meta.url));
+  return process.env.BENCH_INFLIGHT ? ['--import', probe] : [];
+}
+
+/** One measured window of an arm (ms since the epoch), as lib/inflight-summary.ts reads it. */
+export interface BenchWindow {
+  readonly arm: string;
+  readonly n: number;
+  readonly concurrency?: number;
+  readonly start: number;
+  readonly end: number;
+  /** The hub arm: when the last publish was answered. */
+  readonly published?: number;
+}
+
+/** With BENCH_INFLIGHT, notes a measured window (which arm, when) for lib/inflight-summary.ts. */
+export function noteWindow(w: BenchWindow): void {
+  const dir = process.env.BENCH_INFLIGHT;
+  if (dir) appendFileSync(`${dir}/windows.jsonl`, `${JSON.stringify(w)}\n`);
 }

@@ -42,6 +42,7 @@ import {
   RawSender,
   rawSettings,
   summary,
+  type Measured,
 } from '../lib/hub-arms.js';
 
 const plural = (n: number) => `${n.toLocaleString('en-US')} subscriber${n === 1 ? '' : 's'}`;
@@ -53,27 +54,104 @@ const FAN_OUT_TARGET: Record<number, string> = {
   1000: 'ratio >= 0.8',
 };
 
+/** A hub child on its own database with the bench Source added; `root`: the checkout it runs. */
+async function startHub(
+  tmpDir: string,
+  name: string,
+  root?: string,
+): Promise<{ hub: HubChild; token: string }> {
+  const dbFile = join(tmpDir, `${name}.db`);
+  const added = await runCli([
+    'source',
+    'add',
+    'bench',
+    '--topic-prefix',
+    'http://bench.test/',
+    '--db',
+    dbFile,
+  ]);
+  const token = (JSON.parse(added.find((l) => l.startsWith('{'))!) as { token: string }).token;
+  return { hub: await startHubChild(dbFile, root, name), token };
+}
+
+/** Subscribes every callback to `topic` and waits until `total` subscriptions are active. */
+async function subscribe(
+  hub: HubChild,
+  topic: string,
+  callbacks: string[],
+  total: number,
+): Promise<void> {
+  await pool(callbacks.length, 16, async (i) => {
+    const form = new URLSearchParams({
+      'hub.mode': 'subscribe',
+      'hub.topic': topic,
+      'hub.callback': callbacks[i]!,
+    }).toString();
+    const res = await request(hub.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: form,
+    });
+    await res.body.dump();
+    if (res.statusCode !== 202) throw new Error(`subscribe answered ${res.statusCode}`);
+  });
+  await waitUntil(
+    async () => (await activeSubscriptions(hub.url)) >= total,
+    `${total} active subscriptions`,
+  );
+}
+
+/** The raw sender's rounds as the baseline of a fan-out row. */
+function rawCeiling(rs: ReturnType<typeof summary>): NonNullable<BenchRow['baseline']> {
+  return {
+    label: 'raw sender ceiling',
+    value: rs.rate.median,
+    unit: 'req/s',
+    range: describeRange(rs.rate),
+    cpuUsPerOp: rs.cpu,
+  };
+}
+
+/** The BENCH_HUB_BASE checkout's fan-out, next to the same raw rounds. */
+function baseRow(
+  n: number,
+  bs: ReturnType<typeof summary>,
+  rs: ReturnType<typeof summary>,
+  base: Measured[],
+  raw: Measured[],
+): BenchRow {
+  const ratios = spread(base.map((m, i) => m.perSecond / raw[i]!.perSecond));
+  return {
+    scenario: 'hub fan-out',
+    figure: `deliveries/s to ${plural(n)} (burst), BENCH_HUB_BASE checkout`,
+    value: bs.rate.median,
+    unit: 'deliveries/s',
+    range: describeRange(bs.rate),
+    cpuUsPerOp: bs.cpu,
+    peakRssMiB: bs.rss,
+    baseline: rawCeiling(rs),
+    ratio: bs.rate.median / rs.rate.median,
+    note: `the same rounds, interleaved with this checkout's hub and the raw sender; per-round ratios ${describeSpread(ratios)}`,
+  };
+}
+
 const scenario: BenchScenario = {
   name: 'hub',
   async run(ctx: BenchContext): Promise<BenchRow[]> {
     const rows: BenchRow[] = [];
     const receivers = await Receivers.start();
     const raw = await RawSender.start();
-    const dbFile = join(ctx.tmpDir, 'hub.db');
     let hub: HubChild | undefined;
+    let base: HubChild | undefined;
     try {
-      const added = await runCli([
-        'source',
-        'add',
-        'bench',
-        '--topic-prefix',
-        'http://bench.test/',
-        '--db',
-        dbFile,
-      ]);
-      const token = (JSON.parse(added.find((l) => l.startsWith('{'))!) as { token: string }).token;
-      hub = await startHubChild(dbFile);
+      const started = await startHub(ctx.tmpDir, 'hub');
+      hub = started.hub;
+      const { token } = started;
       const h = hub;
+      // BENCH_HUB_BASE=<checkout>: that checkout's hub (e.g. a worktree of main) as a third arm.
+      const baseRoot = process.env.BENCH_HUB_BASE;
+      const b = baseRoot ? await startHub(ctx.tmpDir, 'base', baseRoot) : undefined;
+      base = b?.hub;
       const body = notification(0);
 
       let subscribed = 0;
@@ -83,31 +161,17 @@ const scenario: BenchScenario = {
         const topic = `http://bench.test/fanout-${n}`;
         const callbacks = Array.from({ length: n }, (_, i) => receivers.url(i, `/s${n}/${i}`));
         ctx.log(`subscribing ${n}`);
-        await pool(n, 16, async (i) => {
-          const form = new URLSearchParams({
-            'hub.mode': 'subscribe',
-            'hub.topic': topic,
-            'hub.callback': callbacks[i]!,
-          }).toString();
-          const res = await request(h.url, {
-            method: 'POST',
-            headers: { 'content-type': 'application/x-www-form-urlencoded' },
-            body: form,
-          });
-          await res.body.dump();
-          if (res.statusCode !== 202) throw new Error(`subscribe answered ${res.statusCode}`);
-        });
         subscribed += n;
-        await waitUntil(
-          async () => (await activeSubscriptions(h.url)) >= subscribed,
-          `${subscribed} active subscriptions`,
-        );
+        await subscribe(h, topic, callbacks, subscribed);
+        if (b) await subscribe(b.hub, topic, callbacks, subscribed);
         // The hub sends the stored Link header verbatim: the raw sender sends the same one.
         const headers = { 'content-type': 'application/xml', link: linkFor(topic, h.url) };
         const deliveries = Math.round((n === 1 ? 2_000 : 20_000) * ctx.scale);
         const perCallback = Math.max(5, Math.round(deliveries / n));
         // Warm-up for both (JIT, connections), not counted.
         await hubBurst(h, token, receivers, topic, n, Math.max(2, Math.round(perCallback / 5)));
+        if (b)
+          await hubBurst(b.hub, b.token, receivers, topic, n, Math.round(perCallback / 5) || 2);
         await rawFanOut(
           raw,
           receivers,
@@ -119,14 +183,16 @@ const scenario: BenchScenario = {
         ctx.log(`fan-out to ${n}: ${ROUNDS} interleaved rounds`);
         const r = await interleave(ROUNDS, {
           hub: () => hubBurst(h, token, receivers, topic, n, perCallback),
+          ...(b ? { base: () => hubBurst(b.hub, b.token, receivers, topic, n, perCallback) } : {}),
           raw: () => rawFanOut(raw, receivers, callbacks, perCallback, body, headers),
-        });
+        } as Record<'hub' | 'base' | 'raw', () => Promise<Measured>>);
         const hs = summary(r.hub);
         const rs = summary(r.raw);
         const ratios = spread(r.hub.map((m, i) => m.perSecond / r.raw[i]!.perSecond));
         ctx.log(
-          `  hub ${describeSpread(hs.rate)}/s, raw ${describeSpread(rs.rate)}/s, ratio ${describeSpread(ratios)}`,
+          `  hub ${describeSpread(hs.rate)}/s, raw ${describeSpread(rs.rate)}/s, ratio ${describeSpread(ratios)}; CPU µs/delivery hub ${hs.cpu.toFixed(1)}, raw ${rs.cpu.toFixed(1)}`,
         );
+        if (b) rows.push(baseRow(n, summary(r.base), rs, r.base, r.raw));
         const samples = Math.max(
           10,
           Math.round((n === 1 ? 500 : n === 10 ? 300 : n === 100 ? 100 : 30) * ctx.scale),
@@ -140,13 +206,7 @@ const scenario: BenchScenario = {
           range: describeRange(hs.rate),
           cpuUsPerOp: hs.cpu,
           peakRssMiB: hs.rss,
-          baseline: {
-            label: 'raw sender ceiling',
-            value: rs.rate.median,
-            unit: 'req/s',
-            range: describeRange(rs.rate),
-            cpuUsPerOp: rs.cpu,
-          },
+          baseline: rawCeiling(rs),
           ratio: hs.rate.median / rs.rate.median,
           target: FAN_OUT_TARGET[n],
           note:
@@ -205,6 +265,7 @@ const scenario: BenchScenario = {
       return rows;
     } finally {
       await hub?.stop();
+      await base?.stop();
       raw.stop();
       receivers.stop();
     }
