@@ -190,6 +190,27 @@ export function runRepositoryContract(
     await repo.close();
   });
 
+  test(`${engine}: M-3: small and large bodies published in one turn keep their order and bytes`, async () => {
+    const { repo } = await open();
+    // One group-commit batch: the large body takes its own insert, the small ones share one.
+    const big = Buffer.alloc(300_000);
+    for (let i = 0; i < big.length; i++) big[i] = i % 253;
+    const stored = await Promise.all([
+      repo.appendNotification(note('http://t/mix', 'first', 100)),
+      repo.appendNotification({ ...note('http://t/mix', '', 100), body: big }),
+      repo.appendNotification(note('http://t/mix', 'third', 100)),
+    ]);
+    assert.deepEqual(
+      stored.map((s) => s.seq),
+      [1, 2, 3],
+    );
+    const topicId = stored[0]!.topicId;
+    assert.equal((await repo.getNotification(topicId, 1))?.body.toString(), 'first');
+    assert.ok((await repo.getNotification(topicId, 2))?.body.equals(big));
+    assert.equal((await repo.getNotification(topicId, 3))?.body.toString(), 'third');
+    await repo.close();
+  });
+
   test(`${engine}: WH-3, WH-9: intents persist, the newest request for a pair supersedes older pending ones`, async () => {
     const { repo, reopen } = await open();
     const base = {
