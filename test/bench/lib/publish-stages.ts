@@ -121,12 +121,20 @@ export class StageTracer {
    * Waits until `path` holds `expected` (or is gone when undefined): woken by inotify on the
    * file's directory, with a 1 ms poll as the fallback (the directory may not exist yet).
    */
-  async waitForFile(path: string, expected: Buffer | undefined, deadlineMs: number): Promise<void> {
+  async waitForFile(
+    path: string,
+    expected: Buffer | undefined,
+    deadlineMs: number,
+  ): Promise<number> {
     let watcher: FSWatcher | undefined;
     let wake: (() => void) | undefined;
+    // When the file was last seen to change: the end of the path measured, once its bytes check out
+    // (the bench's own read and compare come after and are not the subscriber's time).
+    let seenAt: number | undefined;
     try {
       watcher = watch(dirname(path), (_e, name) => {
         if (name === basename(path)) {
+          seenAt = performance.now();
           this.mark('file in place (renamed, seen by inotify)');
           wake?.();
         }
@@ -139,7 +147,7 @@ export class StageTracer {
         const bytes = await readFile(path).catch(() => undefined);
         if (expected ? bytes?.equals(expected) : bytes === undefined) {
           this.mark('file bytes checked (bench)');
-          return;
+          return seenAt ?? performance.now();
         }
         if (performance.now() - this.t0 > deadlineMs) throw new Error(`no file for ${path}`);
         await new Promise<void>((r) => {
