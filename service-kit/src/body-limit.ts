@@ -3,6 +3,7 @@
 // the socket while the client is still sending makes it see EPIPE/ECONNRESET instead of the status,
 // so a refusal keeps reading (and discarding) a bounded amount first, then closes.
 import type { IncomingMessage } from 'node:http';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 
 export type BodyRead =
   | { readonly ok: true; readonly bytes: Buffer }
@@ -205,10 +206,6 @@ export function readLimitedBody(
     if (incoming.readableEnded) onEnd();
   });
 }
-
-/** Lets timers and I/O run before the next slice of a long job. */
-export const yieldToEventLoop = (): Promise<void> =>
-  new Promise<void>((resolve) => setImmediate(resolve));
 
 /** How much one step of a sliced copy moves: about a millisecond of memcpy. */
 export const COPY_SLICE_BYTES = 1024 * 1024;

@@ -3,7 +3,6 @@ export { parseDuration } from './duration.js';
 export {
   ByteBudget,
   concatInSlices,
-  yieldToEventLoop,
   drainRefused,
   readLimitedBody,
   readLimitedWebBody,

@@ -12,6 +12,7 @@ import {
 } from '../xml/index.js';
 import { DocumentBuilder, type BuilderEvents } from './builder.js';
 import type { Entry, ParseOptions, ResourceSyncDocument } from './model.js';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 
 /** Runs the safety checks and the single parse pass; `events.entry` sees each entry as it closes. */
 export function buildDocument(
@@ -52,8 +53,6 @@ function prepare(
 
 /** Bytes (or characters) handled between two yields to the event loop: a few ms each. */
 const PARSE_SLICE = 64 * 1024;
-
-const yieldToEventLoop = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * The same pass as buildDocument, yielding to the event loop between 64 KiB slices, so a large body

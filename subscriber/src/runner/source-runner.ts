@@ -2,6 +2,7 @@
 // subscription and polling; notifications.ts: the ordering lane; position.ts and catch-up-step.ts:
 // catch-up and baseline; reconcile-step.ts) to the daemon's events and timers. Decisions are made by
 // pure modules (ordering/, catchup/verdict.ts, subscription/lifecycle.ts, channel-policy.ts).
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { parseDateTime } from '@rsnotify/shared';
 import type { ReconcileResult } from '../audit/index.js';
 import type { SourceConfig } from '../config.js';
@@ -210,7 +211,7 @@ export class SourceRunner {
       const main = this.ctx.lane.settled();
       const sub = this.channel.settled();
       await Promise.all([main, sub]);
-      await new Promise((r) => setImmediate(r));
+      await yieldToEventLoop();
       if (main === this.ctx.lane.settled() && sub === this.channel.settled()) return;
     }
   }

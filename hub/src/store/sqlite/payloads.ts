@@ -7,7 +7,8 @@
 // that was answered 200 (promise 1) and leaves parts that upkeep sweeps.
 import type Database from 'better-sqlite3';
 import { randomInt } from 'node:crypto';
-import { concatInSlices, yieldToEventLoop } from '@rsnotify/service-kit';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { concatInSlices } from '@rsnotify/service-kit';
 import { StoreError } from '../errors.js';
 
 /** Bodies up to this size are stored inline; larger ones in parts of this size (~1-3 ms a commit). */
