@@ -127,7 +127,7 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
     outbound,
     now,
     // With PostgreSQL the leader hears of the new intent through the store's pg_notify as well.
-    wakeVerifier: () => verifier?.wake(),
+    intentQueued: (intent) => verifier?.queued(intent),
     onExpired: (s) => deliveries.remove(s.id),
   });
 

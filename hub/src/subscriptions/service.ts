@@ -26,7 +26,8 @@ export class SubscriptionService {
       leases: LeaseBounds;
       outbound: OutboundPolicy;
       now: () => number;
-      wakeVerifier: () => void;
+      /** The intent is stored: the verification worker may start it. */
+      intentQueued: (intent: Intent) => void;
       /** What is stored for a hub.secret (secrets at rest, hub/src/secrets); default as given. */
       sealSecret?: (secret: string) => string;
       onExpired: (s: Subscription) => void;
@@ -102,7 +103,7 @@ export class SubscriptionService {
       },
       'request accepted for verification',
     );
-    this.deps.wakeVerifier();
+    this.deps.intentQueued(intent);
     return { ok: true, intent };
   }
 

@@ -32,9 +32,32 @@ export interface VerifierDeps {
 const MAX_CHALLENGE_ECHO = 1024;
 /**
  * Due intents read per pass: far more than can run, so that intents of other origins behind a
- * long run of one slow origin's intents are found (intents come in id order).
+ * long run of one slow origin's intents are found (intents come in id order). What cannot start yet
+ * is kept (the backlog) and tried again as verifications finish; the store is read again only when
+ * the backlog is used up or new intents may be due (something was queued, or the timer fired).
+ * Reading the window again at every finished verification cost O(pending) per verification: 1,000
+ * subscriptions took seconds to verify, mapping millions of rows.
  */
 const DUE_WINDOW = 4096;
+
+/** A due intent waiting for room, with what the fairness rules look at worked out once. */
+interface Pending {
+  readonly intent: Intent;
+  /** Topic and callback: one verification per pair at a time. */
+  readonly pair: string;
+  readonly origin: string;
+  /** A later request for the same pair replaced this intent in the store: it is not verified. */
+  superseded: boolean;
+}
+
+function pendingOf(intent: Intent): Pending {
+  return {
+    intent,
+    pair: `${intent.topicUrl}\n${intent.callback}`,
+    origin: originOf(intent.callback),
+    superseded: false,
+  };
+}
 
 function originOf(callback: string): string {
   try {
@@ -50,6 +73,14 @@ export class VerificationWorker {
   private readonly activePerOrigin = new Map<string, number>();
   private ticking = false;
   private tickAgain = false;
+  /** Due intents read from the store and not started yet, in due order. */
+  private backlog: Pending[] = [];
+  /** The backlog's entry per (topic, callback): the store keeps one pending intent per pair. */
+  private readonly backlogByPair = new Map<string, Pending>();
+  /** New intents may be due that the backlog does not hold. */
+  private backlogStale = true;
+  /** Verifications that ended while the store was being read: what the read returned of them is stale. */
+  private endedDuringRead: Set<number> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -66,8 +97,33 @@ export class VerificationWorker {
     this.wake();
   }
 
-  /** Something was queued (or finished): look for due intents. */
+  /** Something was queued, or the timer fired: look for due intents in the store. */
   wake(): void {
+    this.backlogStale = true;
+    this.resume();
+  }
+
+  /**
+   * This process stored a new intent: it is due now, after everything already due, so it joins the
+   * end of the backlog without reading the store again (a read per request made a burst of N
+   * subscriptions cost O(N²) rows). While a read is under way the read may have missed it: read again.
+   */
+  queued(intent: Intent): void {
+    if (this.backlogStale || this.endedDuringRead) this.backlogStale = true;
+    else this.addToBacklog(pendingOf(intent));
+    this.resume();
+  }
+
+  /** The store deleted the pair's earlier pending intent when it added this one (addIntent). */
+  private addToBacklog(p: Pending): void {
+    const earlier = this.backlogByPair.get(p.pair);
+    if (earlier) earlier.superseded = true;
+    this.backlogByPair.set(p.pair, p);
+    this.backlog.push(p);
+  }
+
+  /** A verification finished: start what the backlog holds. */
+  private resume(): void {
     if (this.closed) return;
     void this.tick();
   }
@@ -85,49 +141,29 @@ export class VerificationWorker {
     }
     this.ticking = true;
     try {
+      let read = false;
       do {
         this.tickAgain = false;
         if (this.closed || this.active.size >= this.deps.concurrency) break;
-        const due = await this.deps.store.dueIntents(
-          this.deps.now(),
-          Math.max(DUE_WINDOW, this.deps.concurrency * 4),
-        );
-        const perOrigin = this.deps.perOrigin ?? 4;
-        for (const intent of due) {
-          if (this.active.size >= this.deps.concurrency) break;
-          const pair = `${intent.topicUrl}\n${intent.callback}`;
-          // One verification per (topic, callback) at a time, so a later request is applied after an earlier one.
-          if (this.active.has(intent.id) || this.busyPairs.has(pair)) continue;
-          // Per-origin fairness: an origin whose callbacks hang holds at most `perOrigin` slots.
-          const origin = originOf(intent.callback);
-          const atOrigin = this.activePerOrigin.get(origin) ?? 0;
-          if (atOrigin >= perOrigin) continue;
-          this.activePerOrigin.set(origin, atOrigin + 1);
-          this.busyPairs.add(pair);
-          const run = this.process(intent)
-            .catch((err: unknown) => {
-              this.deps.logger.error(
-                {
-                  event: 'verification.error',
-                  err: describeError(err),
-                  topic: intent.topicUrl,
-                  callback: intent.callback,
-                },
-                'verification crashed',
-              );
-            })
-            .finally(() => {
-              this.active.delete(intent.id);
-              this.busyPairs.delete(pair);
-              const left = (this.activePerOrigin.get(origin) ?? 1) - 1;
-              if (left > 0) this.activePerOrigin.set(origin, left);
-              else this.activePerOrigin.delete(origin);
-              this.wake();
-            });
-          this.active.set(intent.id, run);
+        if (this.backlogStale || this.backlog.length === 0) {
+          this.backlogStale = false;
+          read = true;
+          const ended = new Set<number>();
+          this.endedDuringRead = ended;
+          const due = await this.deps.store
+            .dueIntents(this.deps.now(), Math.max(DUE_WINDOW, this.deps.concurrency * 4))
+            .finally(() => (this.endedDuringRead = undefined));
+          this.backlog = [];
+          this.backlogByPair.clear();
+          for (const intent of due) if (!ended.has(intent.id)) this.addToBacklog(pendingOf(intent));
         }
+        this.startFromBacklog();
       } while (this.tickAgain && !this.closed);
-      await this.armTimer();
+      // While the backlog holds intents, finishing verifications drive the worker; an intent that
+      // comes due meanwhile (a retry) is found by the read once the backlog is used up. A timer
+      // then would only read the store again and again (every 10 ms while intents wait for room).
+      if (this.backlog.length > 0) this.clearTimer();
+      else if (read) await this.armTimer();
     } catch (err) {
       this.deps.logger.error(
         { event: 'store.error', err: describeError(err) },
@@ -138,11 +174,69 @@ export class VerificationWorker {
     }
   }
 
+  /**
+   * Starts what the backlog holds, in due order, while there is room. An intent read while its own
+   * verification ran is dropped (that run deletes or reschedules it); the rest wait for room.
+   */
+  private startFromBacklog(): void {
+    const kept: Pending[] = [];
+    let i = 0;
+    for (; i < this.backlog.length && this.active.size < this.deps.concurrency; i++) {
+      const p = this.backlog[i]!;
+      if (p.superseded || this.active.has(p.intent.id)) this.forget(p);
+      else if (this.tryStart(p)) this.forget(p);
+      else kept.push(p);
+    }
+    this.backlog = i === 0 ? this.backlog : kept.concat(this.backlog.slice(i));
+  }
+
+  private forget(p: Pending): void {
+    if (this.backlogByPair.get(p.pair) === p) this.backlogByPair.delete(p.pair);
+  }
+
+  /** Starts the verification of an intent if the fairness rules leave room for it. */
+  private tryStart({ intent, pair, origin }: Pending): boolean {
+    // One verification per (topic, callback) at a time, so a later request is applied after an earlier one.
+    if (this.busyPairs.has(pair)) return false;
+    // Per-origin fairness: an origin whose callbacks hang holds at most `perOrigin` slots.
+    const atOrigin = this.activePerOrigin.get(origin) ?? 0;
+    if (atOrigin >= (this.deps.perOrigin ?? 4)) return false;
+    this.activePerOrigin.set(origin, atOrigin + 1);
+    this.busyPairs.add(pair);
+    const run = this.process(intent)
+      .catch((err: unknown) => {
+        this.deps.logger.error(
+          {
+            event: 'verification.error',
+            err: describeError(err),
+            topic: intent.topicUrl,
+            callback: intent.callback,
+          },
+          'verification crashed',
+        );
+      })
+      .finally(() => {
+        this.active.delete(intent.id);
+        this.endedDuringRead?.add(intent.id);
+        this.busyPairs.delete(pair);
+        const left = (this.activePerOrigin.get(origin) ?? 1) - 1;
+        if (left > 0) this.activePerOrigin.set(origin, left);
+        else this.activePerOrigin.delete(origin);
+        this.resume();
+      });
+    this.active.set(intent.id, run);
+    return true;
+  }
+
+  private clearTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
   private async armTimer(): Promise<void> {
     if (this.closed) return;
     const next = await this.deps.store.nextIntentDueAt();
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.clearTimer();
     if (next === undefined) return;
     const delay = Math.max(10, next - this.deps.now());
     this.timer = setTimeout(
