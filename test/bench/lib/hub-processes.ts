@@ -16,7 +16,8 @@ export const RECEIVER_PORTS = 4;
 // 64) and the raw ceiling uses the same, so neither has more sockets to the receivers than the other.
 export const CONNECTIONS_PER_ORIGIN = 16;
 export const HUB_IN_FLIGHT = 256; // the hub's default --max-in-flight
-export const ROUNDS = 3;
+// BENCH_ROUNDS=<n> runs more rounds where a difference of a few per cent must be told from noise.
+export const ROUNDS = Number(process.env.BENCH_ROUNDS) || 3;
 
 // The receivers (child process, plain JavaScript): echo verification challenges, count deliveries,
 // optionally record (tag, receipt time) pairs, and report when a count is reached.

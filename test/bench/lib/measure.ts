@@ -99,7 +99,7 @@ export function describeRange(s: Spread): string {
 }
 
 /**
- * Runs the arms in turn, `rounds` times (A B A B ...), so drift in the machine's load reaches every
+ * Runs the arms in turn, `rounds` times, each round starting one arm later (A B, B A, ...), so drift in the machine's load and the first arm's handicap reach every
  * arm alike. Returns each arm's results in round order.
  */
 export async function interleave<K extends string, T>(
@@ -109,8 +109,13 @@ export async function interleave<K extends string, T>(
   const out = {} as Record<K, T[]>;
   const names = Object.keys(arms) as K[];
   for (const k of names) out[k] = [];
+  // The arm that runs first in a round reads differently (caches, the receivers' JIT, the other
+  // arm's leftover garbage), so each round starts one arm later: A B C, B C A, C A B.
   for (let r = 0; r < rounds; r++) {
-    for (const k of names) out[k].push(await arms[k](r));
+    for (let i = 0; i < names.length; i++) {
+      const k = names[(r + i) % names.length]!;
+      out[k].push(await arms[k](r));
+    }
   }
   return out;
 }
@@ -133,7 +138,9 @@ export async function pool(
  * lib/profile-summary.ts. */
 export function profileArgs(name: string): string[] {
   const dir = process.env.BENCH_CPU_PROF;
-  return dir ? ['--cpu-prof', '--cpu-prof-dir', `${dir}/${name}`] : [];
+  const extra =
+    name === 'hub' ? (process.env.BENCH_HUB_NODE_FLAGS?.split(' ').filter(Boolean) ?? []) : [];
+  return [...extra, ...(dir ? ['--cpu-prof', '--cpu-prof-dir', `${dir}/${name}`] : [])];
 }
 
 /** BENCH_INFLIGHT=<dir> preloads lib/inflight-probe.ts (after tsx) into a measured process. */

@@ -160,10 +160,17 @@ const scenario: BenchScenario = {
       for (const n of sizes) {
         const topic = `http://bench.test/fanout-${n}`;
         const callbacks = Array.from({ length: n }, (_, i) => receivers.url(i, `/s${n}/${i}`));
-        ctx.log(`subscribing ${n}`);
         subscribed += n;
+        let t0 = performance.now();
         await subscribe(h, topic, callbacks, subscribed);
-        if (b) await subscribe(b.hub, topic, callbacks, subscribed);
+        ctx.log(
+          `subscribed ${n} (requested and verified) in ${Math.round(performance.now() - t0)} ms`,
+        );
+        if (b) {
+          t0 = performance.now();
+          await subscribe(b.hub, topic, callbacks, subscribed);
+          ctx.log(`  base: in ${Math.round(performance.now() - t0)} ms`);
+        }
         // The hub sends the stored Link header verbatim: the raw sender sends the same one.
         const headers = { 'content-type': 'application/xml', link: linkFor(topic, h.url) };
         const deliveries = Math.round((n === 1 ? 2_000 : 20_000) * ctx.scale);
