@@ -60,3 +60,26 @@ test('origin budget: unanswered deliveries stall in turn and free the active bud
   b.release(first, DELIVERED);
   assert.ok(b.tryAcquire('http://a.test', false), 'a stalled slot released gives its place back');
 });
+
+test('origin budget: parked deliveries wake first parked first, one per freed slot; parking again keeps the place, unparked ones are skipped', (t) => {
+  const { b } = budget(2, 4);
+  t.after(() => b.close());
+  const A = 'http://a.test';
+  const held = [b.tryAcquire(A, false)!, b.tryAcquire(A, false)!];
+  const woken: string[] = [];
+  // Like the scheduler: a woken delivery takes the freed slot at once.
+  const wake = (name: string) => () => {
+    woken.push(name);
+    held.push(b.tryAcquire(A, false)!);
+  };
+  for (const id of [1, 2, 3, 4]) b.park(A, id, wake(`${id}`));
+  b.park(A, 2, wake('2 again')); // re-queued by a new notification: same place, latest wake
+  b.unpark(A, 3); // its subscription went away
+  b.release(held.shift()!, DELIVERED);
+  assert.deepEqual(woken, ['1'], 'one slot freed, the first parked woken');
+  b.release(held.shift()!, DELIVERED);
+  assert.deepEqual(woken, ['1', '2 again'], 'then the second, with its latest wake');
+  b.release(held.shift()!, DELIVERED);
+  assert.deepEqual(woken, ['1', '2 again', '4'], 'the unparked one is skipped');
+  assert.ok(held.every(Boolean), 'every woken delivery found its slot');
+});

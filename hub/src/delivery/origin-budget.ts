@@ -54,11 +54,26 @@ export interface OriginSlot {
   readonly stallAt: number;
 }
 
+/** A delivery waiting for room at its origin. */
+interface Parked {
+  readonly subscriptionId: number;
+  wake: () => void;
+  /** Unparked before its turn: skipped when the queue reaches it. */
+  cancelled: boolean;
+}
+
 interface OriginState {
   active: number;
   stalled: number;
-  /** Parked deliveries by subscription id, in parking order; the value wakes one. */
-  readonly parked: Map<number, () => void>;
+  /** Parked deliveries by subscription id. */
+  readonly parked: Map<number, Parked>;
+  /**
+   * The same, first parked first, woken from `queueHead` on. A queue, not the Map's own order: a
+   * Map whose oldest entries are deleted one by one keeps their holes until it is rebuilt, and
+   * every wake walked over them (hundreds per wake at 250 parked subscriptions an origin).
+   */
+  queue: Parked[];
+  queueHead: number;
   wakeTimer: NodeJS.Timeout | undefined;
 }
 
@@ -134,14 +149,25 @@ export class OriginBudget {
   /** Waits for room at `origin`; `wake` puts the delivery back in the scheduler's queue. */
   park(origin: string, subscriptionId: number, wake: () => void): void {
     const o = this.state(origin);
-    o.parked.set(subscriptionId, wake);
+    const already = o.parked.get(subscriptionId);
+    // Parked again before its turn (a new notification re-queued it): it keeps its place.
+    if (already) already.wake = wake;
+    else {
+      const entry: Parked = { subscriptionId, wake, cancelled: false };
+      o.parked.set(subscriptionId, entry);
+      o.queue.push(entry);
+    }
     const retryAt = this.breakers.retryAt(origin);
     if (retryAt !== undefined) this.wakeAt(origin, retryAt);
   }
 
   /** A parked subscription went away. */
   unpark(origin: string, subscriptionId: number): void {
-    this.origins.get(origin)?.parked.delete(subscriptionId);
+    const o = this.origins.get(origin);
+    const entry = o?.parked.get(subscriptionId);
+    if (!entry) return;
+    entry.cancelled = true;
+    o!.parked.delete(subscriptionId);
   }
 
   release(slot: OriginSlot, outcome: DeliveryOutcome): void {
@@ -226,10 +252,19 @@ export class OriginBudget {
       this.options.maxPerOrigin - o.active - o.stalled,
     );
     if (this.breakers.state(origin) !== 'closed') room = Math.min(room, 1);
-    for (const [id, wakeOne] of o.parked) {
-      if (room-- <= 0) break;
-      o.parked.delete(id);
-      wakeOne();
+    while (room > 0 && o.queueHead < o.queue.length) {
+      const entry = o.queue[o.queueHead++]!;
+      if (entry.cancelled) continue;
+      room--;
+      o.parked.delete(entry.subscriptionId);
+      entry.wake();
+    }
+    if (o.queueHead === o.queue.length) {
+      o.queue = [];
+      o.queueHead = 0;
+    } else if (o.queueHead > 1024 && o.queueHead * 2 > o.queue.length) {
+      o.queue = o.queue.slice(o.queueHead);
+      o.queueHead = 0;
     }
   }
 
@@ -250,7 +285,14 @@ export class OriginBudget {
   private state(origin: string): OriginState {
     let o = this.origins.get(origin);
     if (!o) {
-      o = { active: 0, stalled: 0, parked: new Map(), wakeTimer: undefined };
+      o = {
+        active: 0,
+        stalled: 0,
+        parked: new Map(),
+        queue: [],
+        queueHead: 0,
+        wakeTimer: undefined,
+      };
       this.origins.set(origin, o);
     }
     return o;

@@ -17,7 +17,14 @@ import {
 } from './origin-budget.js';
 import type { OriginSlot } from './origin-budget.js';
 import { CursorWriter } from './cursor-writer.js';
-import { cursorOf, deliveryHeaders, subStateOf, topicState } from './subscription-state.js';
+import { deliveryLog } from './delivery-log.js';
+import {
+  cursorOf,
+  deliveryHeaders,
+  isTaken,
+  subStateOf,
+  topicState,
+} from './subscription-state.js';
 import type { SubState, TopicState } from './subscription-state.js';
 
 export interface SchedulerDeps {
@@ -136,6 +143,7 @@ export class DeliveryScheduler {
     const sub = this.subs.get(id);
     if (!sub) return;
     sub.removed = true;
+    sub.parked = false;
     this.budget.unpark(sub.target.origin, sub.id);
     if (sub.timer) clearTimeout(sub.timer);
     sub.timer = undefined;
@@ -189,16 +197,14 @@ export class DeliveryScheduler {
   }
 
   private consider(sub: SubState): void {
-    if (this.closed || sub.removed || sub.inFlight || sub.queued || this.releasing.has(sub.id))
-      return;
+    // A parked subscription is considered again when its origin has room (its wake), not at every
+    // publish: at 1,000 subscriptions that was a pass through the queue per subscription per publish.
+    if (this.closed || isTaken(sub) || this.releasing.has(sub.id)) return;
     if (sub.deliveredSeq >= sub.topic.lastSeq) return;
     const now = this.deps.now();
     if (hasLeaseLapsed(sub.leaseExpiresAt, now)) {
       // WH-13: an expired subscription gets nothing; the expiry sweep deletes its row.
-      this.deps.logger.info(
-        { event: 'subscription.expired', topic: sub.topicUrl, callback: sub.callback },
-        'lease expired',
-      );
+      deliveryLog.expired(this.deps.logger, sub);
       this.remove(sub.id);
       return;
     }
@@ -230,10 +236,13 @@ export class DeliveryScheduler {
       // Per-origin budget and breaker: no room at this origin parks the subscription until there is.
       const slot = this.budget.tryAcquire(sub.target.origin, sub.attempts > 0);
       if (!slot) {
-        this.budget.park(sub.target.origin, sub.id, () => this.consider(sub));
+        sub.parked = true;
+        this.budget.park(sub.target.origin, sub.id, () => {
+          sub.parked = false;
+          this.consider(sub);
+        });
         continue;
       }
-      this.budget.unpark(sub.target.origin, sub.id);
       void this.deliver(sub, slot);
     }
     if (this.readyHead > 1024 && this.readyHead * 2 > this.ready.length) {
@@ -285,16 +294,7 @@ export class DeliveryScheduler {
     const now = this.deps.now();
     const log = this.deps.logger;
     if (!n && outcome.kind === 'failed' && outcome.code === 'RSN_NOTIFICATION_MISSING') {
-      // The row is gone (pruned by a bug or by hand): nothing can ever deliver it, so say so loudly.
-      log.error(
-        {
-          event: 'delivery.missing_notification',
-          topic: sub.topicUrl,
-          callback: sub.callback,
-          seq,
-        },
-        'notification row missing',
-      );
+      deliveryLog.missing(log, sub, seq);
       this.giveUp(sub, seq, 'notification missing from the store');
       return;
     }
@@ -310,11 +310,7 @@ export class DeliveryScheduler {
       case 'advance':
         this.deps.metrics.countDelivery('delivered');
         if (n) this.deps.metrics.deliveryLatency.observe((now - n.receivedAt) / 1000);
-        if (log.isLevelEnabled('debug'))
-          log.debug(
-            { event: 'delivery.succeeded', topic: sub.topicUrl, callback: sub.callback, seq },
-            'delivered',
-          );
+        deliveryLog.succeeded(log, sub, seq);
         sub.deliveredSeq = seq;
         sub.attempts = 0;
         sub.firstFailedAt = undefined;
@@ -331,19 +327,12 @@ export class DeliveryScheduler {
         sub.nextAttemptAt = step.at;
         sub.lastStatus = failed?.status;
         sub.lastError = failed?.code;
-        log.info(
-          {
-            event: 'delivery.failed',
-            topic: sub.topicUrl,
-            callback: sub.callback,
-            seq,
-            status: failed?.status,
-            code: failed?.code,
-            attempts: step.attempts,
-            retryInMs: step.at - now,
-          },
-          'delivery failed; will retry',
-        );
+        deliveryLog.failed(log, sub, seq, {
+          status: failed?.status,
+          code: failed?.code,
+          attempts: step.attempts,
+          retryInMs: step.at - now,
+        });
         this.markDirty(sub);
         return;
       }
@@ -353,27 +342,18 @@ export class DeliveryScheduler {
       case 'end':
         // WH-19: 410 Gone ends the subscription.
         this.deps.metrics.countDelivery('gone');
-        log.info(
-          { event: 'subscription.gone', topic: sub.topicUrl, callback: sub.callback, seq },
-          'callback answered 410; subscription ended',
-        );
+        deliveryLog.gone(log, sub, seq);
         this.remove(sub.id);
-        this.deps.store.removeSubscriptionById(sub.id).catch((err: unknown) => {
-          log.error(
-            { event: 'store.error', err, topic: sub.topicUrl, callback: sub.callback },
-            'could not delete a gone subscription',
-          );
-        });
+        this.deps.store
+          .removeSubscriptionById(sub.id)
+          .catch((err: unknown) => deliveryLog.goneNotDeleted(log, sub, err));
         return;
     }
   }
 
   private giveUp(sub: SubState, seq: number, reason: string): void {
     this.deps.metrics.countDelivery('gave_up');
-    this.deps.logger.warn(
-      { event: 'delivery.gave_up', topic: sub.topicUrl, callback: sub.callback, seq, reason },
-      'delivery given up',
-    );
+    deliveryLog.gaveUp(this.deps.logger, sub, seq, reason);
     sub.deliveredSeq = seq;
     sub.attempts = 0;
     sub.firstFailedAt = undefined;

@@ -27,6 +27,8 @@ export interface SubState {
   lastError: string | undefined;
   inFlight: boolean;
   queued: boolean;
+  /** Waiting for room at its callback origin (origin-budget.ts), which wakes it. */
+  parked: boolean;
   removed: boolean;
   timer: NodeJS.Timeout | undefined;
 }
@@ -65,9 +67,15 @@ export function subStateOf(s: Subscription, topic: TopicState): SubState {
     lastError: s.lastError,
     inFlight: false,
     queued: false,
+    parked: false,
     removed: false,
     timer: undefined,
   };
+}
+
+/** Removed, or already queued, parked or in flight: nothing more to start for it now. */
+export function isTaken(sub: SubState): boolean {
+  return sub.removed || sub.inFlight || sub.queued || sub.parked;
 }
 
 export function cursorOf(sub: SubState): CursorUpdate {

@@ -199,7 +199,15 @@ const scenario: BenchScenario = {
         ctx.log(
           `  hub ${describeSpread(hs.rate)}/s, raw ${describeSpread(rs.rate)}/s, ratio ${describeSpread(ratios)}; CPU µs/delivery hub ${hs.cpu.toFixed(1)}, raw ${rs.cpu.toFixed(1)}`,
         );
-        if (b) rows.push(baseRow(n, summary(r.base), rs, r.base, r.raw));
+        if (b) {
+          rows.push(baseRow(n, summary(r.base), rs, r.base, r.raw));
+          // Paired per round (the two hubs ran next to each other): steadier than either median.
+          const rate = spread(r.hub.map((m, i) => m.perSecond / r.base[i]!.perSecond));
+          const cpu = spread(r.hub.map((m, i) => m.cpuUsPerOp / r.base[i]!.cpuUsPerOp));
+          ctx.log(
+            `  this hub / base, per round: deliveries/s ${describeSpread(rate)}, CPU per delivery ${describeSpread(cpu)}`,
+          );
+        }
         const samples = Math.max(
           10,
           Math.round((n === 1 ? 500 : n === 10 ? 300 : n === 100 ? 100 : 30) * ctx.scale),
