@@ -23,6 +23,7 @@ import {
 } from '../admin-rows.js';
 import { clientConfig, connectAndMigrate, describePgUrl } from './connection.js';
 import { encodeEvent, HUB_CHANNEL } from './events.js';
+import { inClientTransaction } from './context.js';
 
 /** Applies the hub's migrations first (idempotent, under their advisory lock): `admin token create` may run before any hub. */
 export async function openPostgresAdminStore(url: string): Promise<AdminStore> {
@@ -39,19 +40,8 @@ class PgAdminStore implements AdminStore {
     return (await this.pool.query(text, values)).rows as T[];
   }
 
-  private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-    const c = await this.pool.connect();
-    try {
-      await c.query('BEGIN');
-      const r = await fn(c);
-      await c.query('COMMIT');
-      return r;
-    } catch (err) {
-      await c.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      c.release();
-    }
+  private tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    return inClientTransaction(this.pool, fn);
   }
 
   async addAdminToken(t: {

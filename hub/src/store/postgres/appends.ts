@@ -7,6 +7,7 @@ import type pg from 'pg';
 import { StoreError } from '../errors.js';
 import type { NewNotification } from '../repository.js';
 import { HUB_CHANNEL, encodeEvent } from './events.js';
+import { inClientTransaction } from './context.js';
 
 export type Appended = { topicId: number; seq: number };
 
@@ -152,19 +153,8 @@ export class PgAppendQueue {
   }
 
   private appendBatch(batch: readonly NewNotification[]): Promise<Appended[]> {
-    return this.call(async () => {
-      const client = await this.pool.connect();
-      try {
-        await client.query('BEGIN');
-        const results = await appendInTransaction(client, batch);
-        await client.query('COMMIT');
-        return results;
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw err;
-      } finally {
-        client.release();
-      }
-    });
+    return this.call(() =>
+      inClientTransaction(this.pool, (client) => appendInTransaction(client, batch)),
+    );
   }
 }

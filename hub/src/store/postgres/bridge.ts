@@ -21,6 +21,7 @@ import {
 } from '../bridge-records.js';
 import { HUB_CHANNEL, encodeEvent } from './events.js';
 import { appendInTransaction } from './appends.js';
+import { inClientTransaction } from './context.js';
 
 type Db = NodePgDatabase<typeof schema>;
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
@@ -129,20 +130,15 @@ export function createPostgresBridgeRepository(
       return call(() => byName(db, name));
     },
     commitPoll(id, poll) {
-      return call(async () => {
-        const client = await pool.connect();
-        try {
-          await client.query('BEGIN');
+      return call(() =>
+        inClientTransaction(pool, async (client) => {
           const cur = await client.query<{ name: string; generation: number }>(
             'SELECT name, generation FROM bridge_sources WHERE id = $1 FOR UPDATE',
             [id],
           );
           const row = cur.rows[0];
-          if (!row) {
-            // Removed meanwhile: nothing to publish for it any more.
-            await client.query('ROLLBACK');
-            return [];
-          }
+          // Removed meanwhile: nothing to publish for it any more (the transaction wrote nothing).
+          if (!row) return [];
           if (row.generation !== poll.generation)
             throw positionMoved(row.name, poll.generation, row.generation);
           const out = await appendInTransaction(client, poll.notifications);
@@ -183,15 +179,9 @@ export function createPostgresBridgeRepository(
                 lists.map((l) => l.lastModified),
               ],
             );
-          await client.query('COMMIT');
           return out;
-        } catch (err) {
-          await client.query('ROLLBACK').catch(() => undefined);
-          throw err;
-        } finally {
-          client.release();
-        }
-      });
+        }),
+      );
     },
     async recordPollOutcome(id, outcome) {
       await call(() =>

@@ -16,3 +16,26 @@ export interface PgContext {
   tx<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   notify(tx: { execute: Db['execute'] }, event: StoreEvent): Promise<unknown>;
 }
+
+/**
+ * Runs `fn` in one transaction on a pooled client of its own: BEGIN, COMMIT, ROLLBACK if it throws,
+ * the client released either way. For what drizzle's transaction cannot carry: unnest batches,
+ * binary parameters, named statements and row locks taken with raw SQL.
+ */
+export async function inClientTransaction<T>(
+  pool: pg.Pool,
+  fn: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}

@@ -4,7 +4,7 @@ import { inArray, lte } from 'drizzle-orm';
 import * as schema from './schema.js';
 import type { CursorUpdate, Subscription, SubscriptionCounts } from '../repository.js';
 import { toSubscription } from '../rows.js';
-import type { PgContext } from './context.js';
+import { inClientTransaction, type PgContext } from './context.js';
 
 export async function saveCursors(
   ctx: PgContext,
@@ -12,10 +12,8 @@ export async function saveCursors(
   now: number,
 ): Promise<void> {
   if (updates.length === 0) return;
-  await ctx.call(async () => {
-    const client = await ctx.pool.connect();
-    try {
-      await client.query('BEGIN');
+  await ctx.call(() =>
+    inClientTransaction(ctx.pool, async (client) => {
       // One statement for the whole batch; a cursor never moves backwards (GREATEST).
       await client.query({
         name: 'rsn_save_cursors',
@@ -51,14 +49,8 @@ export async function saveCursors(
           ],
         );
       }
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
-  });
+    }),
+  );
 }
 
 export async function removeExpiredSubscriptions(
