@@ -61,3 +61,61 @@ test('formatMicros writes six fractional digits that parse back to the same inst
   assert.match(text, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.123456Z$/);
   assert.equal(parseDateTime(text).key.endsWith('.123456'), true);
 });
+
+test('parseDateTime reads the common UTC form by position exactly as the W3C pattern does', async () => {
+  const { parseDateTimeByPattern } = await import('../src/time/index.js');
+  const outcome = (read: (v: string) => unknown, v: string): unknown => {
+    try {
+      return read(v);
+    } catch (e) {
+      return { code: (e as DateTimeError).code, message: (e as Error).message };
+    }
+  };
+  const cases = [
+    '2026-01-01T00:00:00Z',
+    '2026-01-01T00:00:00.000Z',
+    '2026-01-01T00:00:00.120Z',
+    '2026-11-22T10:00:00.123456789012Z',
+    '2024-02-29T23:59:59Z',
+    '2023-02-29T00:00:00Z',
+    '2026-12-31T23:59:60Z',
+    '2026-12-31T23:59:60.5Z',
+    '0099-01-01T00:00:00Z',
+    '0100-01-01T00:00:00Z',
+    '2026-00-01T00:00:00Z',
+    '2026-13-01T00:00:00Z',
+    '2026-04-31T00:00:00Z',
+    '2026-01-00T00:00:00Z',
+    '2026-01-01T24:00:00Z',
+    '2026-01-01T00:60:00Z',
+    '2026-01-01T00:00:61Z',
+    '2026-01-01T00:00:00.Z',
+    '2026-01-01T00:00:00.1.2Z',
+    '2026-01-01T00:00:00,5Z',
+    '2026-01-01T00:00:0aZ',
+    '2026-01-01t00:00:00Z',
+    '2026/01/01T00:00:00Z',
+    '20260-01-01T00:00:00Z',
+    ' 2026-01-01T00:00:00Z',
+    '2026-01-01T00:00:00Z ',
+    '2026-01-01T00:00:00z',
+    '2026-01-01T00:00:00+00:00',
+    '2026-01-01T00:00:00.5-05:30',
+    '2026-01-01T00:00Z',
+    '2026-01-01',
+    '２026-01-01T00:00:00Z',
+    '2026-01-01T00:00:00.１Z',
+  ];
+  // Every one-character change of a valid value, to reach the edges the table above does not name.
+  const base = '2026-06-15T12:34:56.789Z';
+  for (let at = 0; at < base.length; at++)
+    for (const c of ['0', '9', '-', ':', '.', 'T', 'Z', ' ', 'x'])
+      cases.push(base.slice(0, at) + c + base.slice(at + 1));
+  for (const v of cases) {
+    assert.deepEqual(
+      outcome((x) => parseDateTime(x, 'here'), v),
+      outcome((x) => parseDateTimeByPattern(x, 'here'), v),
+      v,
+    );
+  }
+});

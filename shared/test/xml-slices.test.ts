@@ -8,6 +8,7 @@ import {
   DocumentError,
   RS_NS,
   SITEMAP_NS,
+  checkChangeNotificationInSlices,
   parseChangeNotification,
   parseChangeNotificationInSlices,
   parseDocument,
@@ -142,4 +143,69 @@ test('unknown elements past maxElements are refused by count, whether kept or sk
     await codeOf(async () => parseDocument(flat, { limits })),
     'RS_XML_TOO_MANY_ELEMENTS',
   );
+});
+
+/** Code and message of a refusal, or 'accepted'. */
+async function answerOf(run: () => Promise<unknown>): Promise<string> {
+  try {
+    await run();
+    return 'accepted';
+  } catch (e) {
+    if (e instanceof DocumentError) return `${e.code}: ${e.message}`;
+    throw e;
+  }
+}
+
+test('a one-slice body that is not UTF-8 is refused with the byte offset of the sliced decoder', async () => {
+  const doc = `${OPEN}${MD}${ENTRY}</urlset>`;
+  const cut = doc.indexOf('</urlset>');
+  const withBytes = (bytes: number[]): Buffer =>
+    Buffer.concat([
+      Buffer.from(doc.slice(0, cut)),
+      Buffer.from(bytes),
+      Buffer.from(doc.slice(cut)),
+    ]);
+  const notUtf8 = 'RS_XML_NOT_UTF8: malformed XML: not valid UTF-8';
+  for (const bad of [[0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82]]) {
+    for (const read of [parseChangeNotificationInSlices, checkChangeNotificationInSlices])
+      assert.equal(await answerOf(() => read(withBytes(bad))), `${notUtf8} near byte 0`);
+  }
+  // Truncated at the very end: the decoder's flush refuses it, at the end of the input.
+  const truncated = Buffer.concat([Buffer.from(doc), Buffer.from([0xe2])]);
+  for (const read of [parseChangeNotificationInSlices, checkChangeNotificationInSlices])
+    assert.equal(await answerOf(() => read(truncated)), `${notUtf8} near byte ${truncated.length}`);
+  // A leading BOM is dropped, as the decoder drops it.
+  const bom = Buffer.from(`\uFEFF${doc}`);
+  assert.deepEqual(await parseChangeNotificationInSlices(bom), parseChangeNotification(doc));
+});
+
+test('checkChangeNotificationInSlices gives every answer parseChangeNotificationInSlices gives', async () => {
+  const entry = (md: string): string => `<url><loc>http://a.test/r</loc>${md}</url>`;
+  const bodies = [
+    `${OPEN}${MD}${ENTRY}</urlset>`,
+    `${OPEN}${MD}${entry('<rs:md change="updated" hash="md5:not-a-digest sha-256:x" length="1"/>')}</urlset>`,
+    `${OPEN}${MD}${entry('<rs:md change="updated" hash="md5:1584abdf8ebdc9802ac0c6a7402c03b6"/>')}</urlset>`,
+    `${OPEN}${MD}${entry('<rs:md change="updated" length="-1"/>')}</urlset>`,
+    `${OPEN}${MD}${entry('<rs:md change="moved"/>')}</urlset>`,
+    `${OPEN}${MD}${entry('<rs:md change="updated" datetime="2026-02-30T00:00:00Z"/>')}</urlset>`,
+    `${OPEN}${MD}${entry('<rs:ln rel="x" href="h" hash="md5:zz" modified="soon"/><rs:md change="updated"/>')}</urlset>`,
+    `${OPEN}${MD}${entry('')}</urlset>`,
+    `${OPEN}${MD}<url><rs:md change="updated"/></url></urlset>`,
+    `${OPEN}<rs:md capability="change-notification" from="2026-01-01T00:00:01Z" until="2026-01-01T00:00:00Z"/></urlset>`,
+    `${OPEN}<rs:md capability="change-notification" from="2026-01-01T00:00:00"/></urlset>`,
+    `${OPEN}<rs:md capability="changelist" from="2026-01-01T00:00:00Z"/>${ENTRY}</urlset>`,
+    `${OPEN}${MD}</urlset>`,
+    `<sitemapindex xmlns="${SITEMAP_NS}" xmlns:rs="${RS_NS}">${MD}</sitemapindex>`,
+    `<urlset>${MD}${ENTRY}</urlset>`,
+    `${OPEN}${MD}${ENTRY}`,
+    `<!DOCTYPE urlset>${OPEN}${MD}${ENTRY}</urlset>`,
+  ];
+  for (const body of bodies) {
+    const bytes = Buffer.from(body);
+    assert.equal(
+      await answerOf(() => checkChangeNotificationInSlices(bytes)),
+      await answerOf(() => parseChangeNotificationInSlices(bytes)),
+      body,
+    );
+  }
 });

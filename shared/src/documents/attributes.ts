@@ -14,6 +14,8 @@ export interface AttributeContext {
   readonly baseUrl?: string;
   /** 0-based index of the enclosing entry, when inside one. */
   readonly entry?: number;
+  /** Only checking: values no rule refuses (hash lists, RC-26) are not decoded. */
+  readonly checkOnly?: boolean;
 }
 
 const ABSOLUTE = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
@@ -137,7 +139,7 @@ export function readMetadata(tag: XmlTag, ctx: AttributeContext): Metadata {
         md.change = value as ChangeType;
         break;
       case 'hash':
-        md.hash = parseHashList(value);
+        if (!ctx.checkOnly) md.hash = parseHashList(value);
         break;
       case 'length':
         md.length = readLength(value, element, ctx);
@@ -175,7 +177,7 @@ export function readLink(tag: XmlTag, ctx: AttributeContext): LinkElement {
         ln.modified = readDateTime(value, element, name, ctx);
         break;
       case 'hash':
-        ln.hash = parseHashList(value);
+        if (!ctx.checkOnly) ln.hash = parseHashList(value);
         break;
       case 'length':
         ln.length = readLength(value, element, ctx);

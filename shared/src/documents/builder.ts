@@ -38,6 +38,11 @@ export interface DocumentHeader {
 export interface BuilderEvents {
   header?(header: DocumentHeader): void;
   entry(entry: Entry): void;
+  /**
+   * The consumer only checks the document and keeps none of it: values that no rule can refuse
+   * (hash lists, RC-26: an unparsable one is kept, never refused) are not decoded.
+   */
+  readonly checkOnly?: boolean;
 }
 
 interface OpenEntry {
@@ -226,7 +231,8 @@ export class DocumentBuilder implements XmlHandler {
 
   private context(line: number, entry?: number): AttributeContext {
     const baseUrl = this.options.baseUrl;
-    return entry === undefined ? { line, baseUrl } : { line, baseUrl, entry };
+    const checkOnly = this.events.checkOnly === true;
+    return entry === undefined ? { line, baseUrl, checkOnly } : { line, baseUrl, entry, checkOnly };
   }
 
   private openRoot(tag: XmlTag, line: number): void {

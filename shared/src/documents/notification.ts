@@ -3,7 +3,13 @@
 import { compareDateTime } from '../time/index.js';
 import { buildDocument, buildDocumentInSlices } from './parse.js';
 import { DocumentError } from './errors.js';
-import type { ChangeNotification, DocumentKind, Entry, ParseOptions } from './model.js';
+import type {
+  ChangeNotification,
+  DocumentKind,
+  Entry,
+  ParseOptions,
+  ResourceSyncDocument,
+} from './model.js';
 import type { BuilderEvents, DocumentBuilder, DocumentHeader } from './builder.js';
 
 function invalid(reason: string, details: Record<string, unknown> = {}): DocumentError {
@@ -31,10 +37,11 @@ function checkHeader(header: DocumentHeader): void {
     throw invalid(`until ${until.lexical} is before from ${from.lexical} (RN-3)`);
 }
 
-/** The RN checks as builder events; `keep` receives each checked entry. */
-function notificationEvents(keep: (entry: Entry) => void): BuilderEvents {
+/** The RN checks as builder events; `keep` receives each checked entry, none: only check. */
+function notificationEvents(keep?: (entry: Entry) => void): BuilderEvents {
   let index = 0;
   return {
+    checkOnly: keep === undefined,
     // The header arrives before the first entry, so a wrong document fails before its entries are read.
     header: checkHeader,
     entry(entry) {
@@ -45,21 +52,31 @@ function notificationEvents(keep: (entry: Entry) => void): BuilderEvents {
           loc: entry.loc,
         });
       index++;
-      keep(entry);
+      keep?.(entry);
     },
   };
 }
 
+const SKIP_UNKNOWN: ParseOptions = { unknownElements: 'skip' };
+
 /** Notifications are relayed and applied as received, never re-serialised: unknown elements are skipped. */
 function skipUnknown(options: ParseOptions): ParseOptions {
-  return options.unknownElements ? options : { ...options, unknownElements: 'skip' };
+  if (options.unknownElements) return options;
+  // The hub passes maxBytes only: a fresh object for that, the shared one for no options at all.
+  for (const _ in options) return { ...options, unknownElements: 'skip' };
+  return SKIP_UNKNOWN;
+}
+
+function checkKind(kind: DocumentKind): void {
+  if (kind !== 'change-notification') throw invalid(`document kind is ${kind}`);
 }
 
 function finish(builder: DocumentBuilder, entries: Entry[]): ChangeNotification {
-  const doc = builder.document(entries);
-  const kind: DocumentKind = doc.kind;
-  if (kind !== 'change-notification') throw invalid(`document kind is ${kind}`);
-  return { ...doc, kind, from: doc.md.from!, until: doc.md.until! } as ChangeNotification;
+  const doc = builder.document(entries) as ResourceSyncDocument & Record<string, unknown>;
+  checkKind(doc.kind);
+  doc.from = doc.md.from!;
+  doc.until = doc.md.until!;
+  return doc as unknown as ChangeNotification;
 }
 
 /** Parses and checks a change notification (RN-1, RN-2, RN-3, RN-10): RS_NOTIFICATION_INVALID otherwise. */
@@ -104,12 +121,7 @@ export async function checkChangeNotificationInSlices(
   xml: string | Uint8Array,
   options: ParseOptions = {},
 ): Promise<void> {
-  finish(
-    await buildDocumentInSlices(
-      xml,
-      skipUnknown(options),
-      notificationEvents(() => undefined),
-    ),
-    [],
-  );
+  const builder = await buildDocumentInSlices(xml, skipUnknown(options), notificationEvents());
+  // The header (RN-1..RN-3 checked on it) decides the kind; no document object is built.
+  checkKind(builder.sendHeader().kind);
 }

@@ -5,6 +5,7 @@ import {
   PrologGuard,
   Utf8SliceDecoder,
   XmlReader,
+  decodeIfUtf8,
   decodeUtf8Strict,
   exceedsBytes,
   resolveXmlLimits,
@@ -67,6 +68,7 @@ export async function buildDocumentInSlices(
   checkByteSize(input, options);
   const { builder, reader } = prepare(options, events);
   const prolog = new PrologGuard();
+  let decoded: string | undefined;
   const step = (text: string): void => {
     if (!prolog.done) prolog.feed(text);
     reader.write(text);
@@ -77,6 +79,11 @@ export async function buildDocumentInSlices(
       if (i > 0) await yieldToEventLoop();
       step(input.slice(i, i + PARSE_SLICE));
     }
+  } else if (input.byteLength <= PARSE_SLICE && (decoded = decodeIfUtf8(input)) !== undefined) {
+    // One slice of UTF-8 (a notification of a few entries): decoded in one call, with no
+    // TextDecoder set up per document. Bytes that are not UTF-8 take the path below, so their
+    // refusal (RS_XML_NOT_UTF8 with its byte offset) is the one it always was.
+    step(decoded);
   } else {
     const decoder = new Utf8SliceDecoder();
     for (let off = 0; off < input.byteLength; off += PARSE_SLICE) {

@@ -15,7 +15,14 @@ export function notUtf8(at?: number): DocumentError {
 
 /** Decodes a whole document strictly; RS_XML_NOT_UTF8 when it is not UTF-8. A leading BOM is dropped. */
 export function decodeUtf8Strict(bytes: Uint8Array): string {
-  if (!isUtf8(bytes)) throw notUtf8();
+  const text = decodeIfUtf8(bytes);
+  if (text === undefined) throw notUtf8();
+  return text;
+}
+
+/** The text of bytes that are UTF-8 (a leading BOM dropped); undefined for any that are not. */
+export function decodeIfUtf8(bytes: Uint8Array): string | undefined {
+  if (!isUtf8(bytes)) return undefined;
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
