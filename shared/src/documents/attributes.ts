@@ -1,7 +1,12 @@
 // Typed reading and writing of `rs:md` and `rs:ln` attributes (RS §7, RC-2, RC-26..RC-29).
 // RC-2: the defined attributes carry no prefix; anything else (prefixed extensions, non-spec names
 // such as resync's `modified` on rs:md) is kept verbatim in `extra` so documents round-trip.
-import { parseDateTime, parseSourceDateTime, type DateTime } from '../time/index.js';
+import {
+  isPlainUtcDateTime,
+  parseDateTime,
+  parseSourceDateTime,
+  type DateTime,
+} from '../time/index.js';
 import { formatHashList, parseHashList } from '../hashes/index.js';
 import { escapeAttribute } from '../xml/index.js';
 import type { XmlTag } from '../xml/index.js';
@@ -78,6 +83,20 @@ export function readDateTime(
   }
 }
 
+/**
+ * readDateTime, or only its check where nothing keeps the value: an entry's time in a check-only
+ * read (the document-level times stay read, RN-3 compares them). Undefined when only checked.
+ */
+export function checkDateTime(
+  value: string,
+  element: string,
+  attribute: string | undefined,
+  ctx: AttributeContext,
+): DateTime | undefined {
+  if (ctx.checkOnly && ctx.entry !== undefined && isPlainUtcDateTime(value)) return undefined;
+  return readDateTime(value, element, attribute, ctx);
+}
+
 function badAttribute(
   element: string,
   attribute: string,
@@ -129,9 +148,11 @@ export function readMetadata(tag: XmlTag, ctx: AttributeContext): Metadata {
       case 'completed':
       case 'from':
       case 'until':
-      case 'datetime':
-        md[name] = readDateTime(value, element, name, ctx);
+      case 'datetime': {
+        const time = checkDateTime(value, element, name, ctx);
+        if (time) md[name] = time;
         break;
+      }
       case 'change':
         if (!(CHANGE_TYPES as readonly string[]).includes(value)) {
           throw badAttribute(element, 'change', value, ctx, CHANGE_TYPES.join(' | '));
@@ -173,9 +194,11 @@ export function readLink(tag: XmlTag, ctx: AttributeContext): LinkElement {
       case 'href':
         ln.href = resolveReference(value.trim(), ctx.baseUrl);
         break;
-      case 'modified':
-        ln.modified = readDateTime(value, element, name, ctx);
+      case 'modified': {
+        const time = checkDateTime(value, element, name, ctx);
+        if (time) ln.modified = time;
         break;
+      }
       case 'hash':
         if (!ctx.checkOnly) ln.hash = parseHashList(value);
         break;

@@ -5,7 +5,7 @@
 import type { DateTime } from '../time/index.js';
 import type { XmlHandler, XmlTag } from '../xml/index.js';
 import {
-  readDateTime,
+  checkDateTime,
   readLink,
   readMetadata,
   resolveReference,
@@ -48,7 +48,8 @@ export interface BuilderEvents {
 interface OpenEntry {
   readonly line: number;
   loc?: string;
-  lastmod?: DateTime;
+  /** null: read and found valid, but not kept (a check-only read); a second <lastmod> is not read. */
+  lastmod?: DateTime | null;
   changefreq?: string;
   md?: Metadata;
   readonly links: LinkElement[];
@@ -271,13 +272,10 @@ export class DocumentBuilder implements XmlHandler {
     this.textBuffer = '';
     if (field === 'loc') entry.loc = value;
     else if (field === 'changefreq') entry.changefreq = value;
-    else
-      entry.lastmod = readDateTime(
-        value,
-        'lastmod',
-        undefined,
-        this.context(entry.line, this.entryCount),
-      );
+    else {
+      const ctx = this.context(entry.line, this.entryCount);
+      entry.lastmod = checkDateTime(value, 'lastmod', undefined, ctx) ?? null;
+    }
   }
 
   private closeEntry(open: OpenEntry): void {

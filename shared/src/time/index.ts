@@ -56,36 +56,49 @@ export function parseDateTime(value: string, where?: string): DateTime {
 /** Where `YYYY-MM-DDTHH:MM:SS` has its digits. */
 const DIGITS_AT = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18] as const;
 const digit = (text: string, at: number): number => text.charCodeAt(at) - 0x30;
+const twoDigits = (text: string, at: number): number => digit(text, at) * 10 + digit(text, at + 1);
 const isDigit = (text: string, at: number): boolean => (text.charCodeAt(at) - 0x30) >>> 0 < 10;
 const isAt = (text: string, at: number, char: string): boolean =>
   text.charCodeAt(at) === char.charCodeAt(0);
 
 /**
- * The form nearly every document writes, `YYYY-MM-DDTHH:MM:SS[.f]Z`, read by position: the same
- * DateTime parseDateTimeByPattern gives, without a regex match array and its substrings (the check
- * of every notification reads one per entry, RN-3/RN-5). Anything else, a value it would refuse,
- * a leap second or a year below 100 included, is left to parseDateTimeByPattern (undefined).
+ * True for the form nearly every document writes, `YYYY-MM-DDTHH:MM:SS[.f]Z`, naming a real instant
+ * (no leap second, year 100 or later): parseDateTime accepts it, and parseSourceDateTime with it.
+ * Read by position, with no regex match array and its substrings: a check that keeps no entry (the
+ * hub's, RT-7) validates an entry's times with this alone, and a value it does not cover is parsed.
  */
-function parseUtcSeconds(text: string): DateTime | undefined {
+export function isPlainUtcDateTime(text: string): boolean {
   const n = text.length;
   // A leading digit and a trailing Z: trim() would return the text unchanged.
-  if (n < 20 || !isAt(text, n - 1, 'Z')) return undefined;
-  for (const at of DIGITS_AT) if (!isDigit(text, at)) return undefined;
-  if (!isAt(text, 4, '-') || !isAt(text, 7, '-') || !isAt(text, 10, 'T')) return undefined;
-  if (!isAt(text, 13, ':') || !isAt(text, 16, ':')) return undefined;
+  if (n < 20 || !isAt(text, n - 1, 'Z')) return false;
+  for (const at of DIGITS_AT) if (!isDigit(text, at)) return false;
+  if (!isAt(text, 4, '-') || !isAt(text, 7, '-') || !isAt(text, 10, 'T')) return false;
+  if (!isAt(text, 13, ':') || !isAt(text, 16, ':')) return false;
   if (n > 20) {
-    if (n === 21 || !isAt(text, 19, '.')) return undefined;
-    for (let at = 20; at < n - 1; at++) if (!isDigit(text, at)) return undefined;
+    if (n === 21 || !isAt(text, 19, '.')) return false;
+    for (let at = 20; at < n - 1; at++) if (!isDigit(text, at)) return false;
   }
-  const year = digit(text, 0) * 1000 + digit(text, 1) * 100 + digit(text, 2) * 10 + digit(text, 3);
-  const month = digit(text, 5) * 10 + digit(text, 6);
-  const day = digit(text, 8) * 10 + digit(text, 9);
-  const hour = digit(text, 11) * 10 + digit(text, 12);
-  const minute = digit(text, 14) * 10 + digit(text, 15);
-  const second = digit(text, 17) * 10 + digit(text, 18);
-  if (year < 100 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month))
-    return undefined;
-  if (hour > 23 || minute > 59 || second > 59) return undefined;
+  const year = twoDigits(text, 0) * 100 + twoDigits(text, 2);
+  const month = twoDigits(text, 5);
+  if (year < 100 || month < 1 || month > 12) return false;
+  const day = twoDigits(text, 8);
+  if (day < 1 || day > daysInMonth(year, month)) return false;
+  return twoDigits(text, 11) <= 23 && twoDigits(text, 14) <= 59 && twoDigits(text, 17) <= 59;
+}
+
+/**
+ * A value isPlainUtcDateTime accepts, read by position: the same DateTime parseDateTimeByPattern
+ * gives (the key is the written digits). Anything else is left to parseDateTimeByPattern (undefined).
+ */
+function parseUtcSeconds(text: string): DateTime | undefined {
+  if (!isPlainUtcDateTime(text)) return undefined;
+  const n = text.length;
+  const year = twoDigits(text, 0) * 100 + twoDigits(text, 2);
+  const month = twoDigits(text, 5);
+  const day = twoDigits(text, 8);
+  const hour = twoDigits(text, 11);
+  const minute = twoDigits(text, 14);
+  const second = twoDigits(text, 17);
   const wholeMs = Date.UTC(year, month - 1, day, hour, minute, second);
   const fraction = n > 20 ? trimTrailingZeros(text.slice(20, n - 1)) : '';
   return {

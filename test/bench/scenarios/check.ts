@@ -4,9 +4,12 @@
 // included, no handlers) as the ceiling, in the same process and the same rounds. Bodies: the hub
 // bench's 5-entry notification (the one every publish arm sends) and a 1,000-entry one of the same
 // shape. Figures are CPU time per document (process.cpuUsage over a batch), the median of the rounds;
-// each round starts with the next arm so no arm always runs first.
+// each round starts with the next arm so no arm always runs first. BENCH_CHECK_BASE=<checkout> adds
+// that checkout's shared (its sources, e.g. a worktree of main) as two more arms of the same rounds.
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { SaxesParser } from 'saxes';
-import { checkChangeNotificationInSlices, parseChangeNotification } from '@rsnotify/shared';
+import * as shared from '@rsnotify/shared';
 import { notification } from '../lib/hub-processes.js';
 import type { BenchContext, BenchRow, BenchScenario } from '../types.js';
 
@@ -17,26 +20,39 @@ interface Arm {
   run(body: Buffer): Promise<void> | void;
 }
 
-const ARMS: readonly Arm[] = [
-  {
-    label: 'bare saxes',
-    run(body) {
-      const parser = new SaxesParser({ xmlns: true });
-      parser.write(body.toString('utf8'));
-      parser.close();
+type Readers = Pick<typeof shared, 'checkChangeNotificationInSlices' | 'parseChangeNotification'>;
+
+const BARE: Arm = {
+  label: 'bare saxes',
+  run(body) {
+    const parser = new SaxesParser({ xmlns: true });
+    parser.write(body.toString('utf8'));
+    parser.close();
+  },
+};
+
+function readerArms(readers: Readers, suffix: string): Arm[] {
+  return [
+    {
+      label: `checkChangeNotificationInSlices${suffix}`,
+      run: (body) => readers.checkChangeNotificationInSlices(body),
     },
-  },
-  {
-    label: 'checkChangeNotificationInSlices',
-    run: (body) => checkChangeNotificationInSlices(body),
-  },
-  {
-    label: 'parseChangeNotification',
-    run(body) {
-      parseChangeNotification(body);
+    {
+      label: `parseChangeNotification${suffix}`,
+      run(body) {
+        readers.parseChangeNotification(body);
+      },
     },
-  },
-];
+  ];
+}
+
+async function arms(): Promise<Arm[]> {
+  const base = process.env.BENCH_CHECK_BASE;
+  if (!base) return [BARE, ...readerArms(shared, '')];
+  const url = pathToFileURL(join(base, 'shared/src/index.ts')).href;
+  const baseShared = (await import(url)) as Readers;
+  return [BARE, ...readerArms(shared, ''), ...readerArms(baseShared, ' (BENCH_CHECK_BASE)')];
+}
 
 /** CPU µs per document over `n` runs (user + system of this process). */
 async function batch(arm: Arm, body: Buffer, n: number): Promise<number> {
@@ -50,7 +66,12 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 const range = (xs: number[]): string =>
   `${Math.min(...xs).toFixed(1)}-${Math.max(...xs).toFixed(1)}, n=${xs.length}`;
 
-async function measureBody(ctx: BenchContext, entries: number, n: number): Promise<BenchRow[]> {
+async function measureBody(
+  ctx: BenchContext,
+  ARMS: readonly Arm[],
+  entries: number,
+  n: number,
+): Promise<BenchRow[]> {
   const body = notification(1, entries);
   const perArm: number[][] = ARMS.map(() => []);
   for (const arm of ARMS) await batch(arm, body, Math.max(1, Math.round(n / 4))); // warm-up
@@ -89,9 +110,10 @@ async function measureBody(ctx: BenchContext, entries: number, n: number): Promi
 
 async function run(ctx: BenchContext): Promise<BenchRow[]> {
   const scale = ctx.scale;
+  const all = await arms();
   return [
-    ...(await measureBody(ctx, 5, Math.max(200, Math.round(3000 * scale)))),
-    ...(await measureBody(ctx, 1000, Math.max(5, Math.round(30 * scale)))),
+    ...(await measureBody(ctx, all, 5, Math.max(200, Math.round(3000 * scale)))),
+    ...(await measureBody(ctx, all, 1000, Math.max(5, Math.round(30 * scale)))),
   ];
 }
 
