@@ -94,3 +94,20 @@ test('MultiHasher digests chunked input like one-shot hashing; computeHashList b
   assert.deepEqual(verifyBytes(list, BODY), []);
   assert.deepEqual(parseHashList(formatHashList(list)), list);
 });
+
+test('RC-26: a hex digest is ASCII hex digits only; anything else is tried as base64', () => {
+  const hex = MD5.toString('hex');
+  for (const at of [0, 7, 31]) {
+    for (const c of ['g', 'G', '/', ':', '@', '`', '\u0010', '０', 'é']) {
+      const value = hex.slice(0, at) + c + hex.slice(at + 1);
+      assert.equal(digestToHex('md5', value), undefined, JSON.stringify(value));
+    }
+  }
+  assert.equal(
+    digestToHex(
+      'md5',
+      hex.replace(/[a-f]/g, (x) => x.toUpperCase()),
+    ),
+    hex,
+  );
+});

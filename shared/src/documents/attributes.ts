@@ -113,10 +113,17 @@ function badAttribute(
   );
 }
 
+/** Digits only (ASCII, at least one), read without a regex: every entry's rs:md has a length. */
+function isDigits(text: string): boolean {
+  if (text.length === 0) return false;
+  for (let i = 0; i < text.length; i++) if ((text.charCodeAt(i) - 0x30) >>> 0 > 9) return false;
+  return true;
+}
+
 function readLength(value: string, element: string, ctx: AttributeContext): number {
   const text = value.trim();
   const n = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n))
+  if (!isDigits(text) || !Number.isSafeInteger(n))
     throw badAttribute(element, 'length', value, ctx, 'a non-negative integer');
   return n;
 }
@@ -208,7 +215,7 @@ export function readLink(tag: XmlTag, ctx: AttributeContext): LinkElement {
       case 'pri': {
         // RC-29: a link we cannot interpret is ignored, not fatal: keep the raw value, no typed pri.
         const n = Number(value);
-        if (/^\d+$/.test(value.trim()) && n >= 1 && n <= 999_999) ln.pri = n;
+        if (isDigits(value.trim()) && n >= 1 && n <= 999_999) ln.pri = n;
         else (extra ??= {}).pri = value;
         break;
       }

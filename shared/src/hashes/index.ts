@@ -47,12 +47,22 @@ function normaliseAlgorithm(alg: string): string {
   return a;
 }
 
+/** Hex digits only, tested without a regex (every entry of a Change List carries a digest). */
+function isHex(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46)))
+      return false;
+  }
+  return true;
+}
+
 /** Decodes a digest value written as hex or base64 to lower-case hex; undefined if neither fits. */
 export function digestToHex(algorithm: string, value: string): string | undefined {
   const alg = normaliseAlgorithm(algorithm);
   if (!isSupported(alg)) return undefined;
   const bytes = DIGEST_BYTES[alg];
-  if (value.length === bytes * 2 && /^[0-9a-fA-F]+$/.test(value)) return value.toLowerCase();
+  if (value.length === bytes * 2 && isHex(value)) return value.toLowerCase();
   if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(value)) {
     const buf = Buffer.from(value.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
     if (buf.length === bytes) return buf.toString('hex');
