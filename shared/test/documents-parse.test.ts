@@ -390,23 +390,3 @@ test('RA-1: notificationChannels lists each change-notification entry with its r
     },
   ]);
 });
-
-test('RC-27: @length is ASCII digits only, as a safe integer; RC-29: @pri the same, else kept raw', () => {
-  const lengthOf = (v: string): number | undefined =>
-    parseDocument(urlset(`<url><loc>http://a</loc><rs:md length="${v}"/></url>`)).entries[0]!.md
-      ?.length;
-  assert.equal(lengthOf('0'), 0);
-  assert.equal(lengthOf(' 8876 '), 8876);
-  assert.equal(lengthOf('9007199254740991'), 9007199254740991);
-  for (const bad of ['', ' ', '1.5', '1e3', '+1', '0x10', '１２', '9007199254740992', '1 2'])
-    rejects(() => lengthOf(bad), 'RS_BAD_ATTRIBUTE', /@length/);
-  const link = (pri: string): { pri?: number; extra?: Record<string, string> } =>
-    parseDocument(
-      urlset(`<url><loc>http://a</loc><rs:ln rel="alternate" href="http://b" pri="${pri}"/></url>`),
-    ).entries[0]!.links[0]!;
-  assert.equal(link(' 7 ').pri, 7);
-  for (const raw of ['0', '1000000', '1.5', '', '٣']) {
-    assert.equal(link(raw).pri, undefined, raw);
-    assert.equal(link(raw).extra?.pri, raw);
-  }
-});
