@@ -297,14 +297,16 @@ export function createMirror(options: MirrorOptions): Mirror {
     try {
       path = uriToMirrorPath(mirrorDir, change.uri);
       const key = change.time?.key;
+      let recorded = false;
       if (key !== undefined && !force) {
         const stored = await state.get(change.uri);
         // Idempotency: a change no later than the one applied last is a replay.
         if (stored?.lastChangeKey !== undefined && key <= stored.lastChangeKey)
           return result(change, 'skipped', { path, skipped: 'replay' });
+        recorded = stored !== undefined;
       }
       if (change.change === 'deleted') {
-        await removeFile(path, change.uri);
+        await removeFile(path, change.uri, recorded);
         await state.set(change.uri, null);
         return result(change, 'deleted', { path });
       }
