@@ -11,7 +11,7 @@ import {
   type SourceCounters,
 } from '../repository.js';
 import { StoreQueries, clean } from './context.js';
-import { insertSql } from './statements.js';
+import { columnNames, insertSql } from './statements.js';
 
 const EVENT_INSERT = insertSql(schema.events, 'events', [
   'sourceId',
@@ -24,8 +24,12 @@ const EVENT_INSERT = insertSql(schema.events, 'events', [
 ]);
 
 // The running totals `status` reads, kept in the transaction of the event rows they count.
-const COUNT_CHANGES =
-  'UPDATE sources SET changes_applied = changes_applied + ?, changes_failed = changes_failed + ? WHERE id = ?';
+const [APPLIED, FAILED, ID] = columnNames(schema.sources, [
+  'changesApplied',
+  'changesFailed',
+  'id',
+]);
+const COUNT_CHANGES = `UPDATE "sources" SET ${APPLIED} = ${APPLIED} + ?, ${FAILED} = ${FAILED} + ? WHERE ${ID} = ?`;
 
 export class HistoryQueries extends StoreQueries {
   async pruneHistory(sourceId: number, before: number): Promise<number> {
@@ -49,7 +53,7 @@ export class HistoryQueries extends StoreQueries {
   }
 
   // ---- events
-  /** One row per change carried out or failed: runs once per applied notification and more. */
+  /** One row per change carried out or failed (the apply path: once per applied notification). */
   async addEvents(sourceId: number, events: readonly EventRecord[]): Promise<void> {
     if (events.length === 0) return;
     let applied = 0;
