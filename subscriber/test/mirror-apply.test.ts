@@ -3,7 +3,8 @@
 // mirror-apply-retry, order and parallelism in mirror-apply-order, safe paths in mirror-apply-paths.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile, stat } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { computeHashList, dateTimeFromMillis, parseHashList } from '@rsnotify/shared';
 import {
@@ -101,6 +102,26 @@ test('deleted: removes the file; deleting a missing file is fine (idempotent)', 
     (await s.mirror.apply([change(`${s.src.baseUrl}/never-there`, 'deleted')]))[0]!.outcome,
     'deleted',
   );
+});
+
+test('deleted: a file the resource state has no row for is still removed (a crash lost the row)', async (t) => {
+  const s = await setup(t);
+  // As a crash between the rename and the state write leaves them: files on disk, no rows.
+  const uri = `${s.src.baseUrl}/unrecorded`;
+  const path = uriToMirrorPath(s.mirrorDir, uri);
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, 'left behind');
+  const dirUri = `${s.src.baseUrl}/dir`;
+  const self = join(uriToMirrorPath(s.mirrorDir, dirUri), '%%self');
+  await mkdir(dirname(self), { recursive: true });
+  await writeFile(self, 'a file that is also a directory');
+  const results = await s.mirror.apply([change(uri, 'deleted'), change(dirUri, 'deleted')]);
+  assert.deepEqual(
+    results.map((r) => r.outcome),
+    ['deleted', 'deleted'],
+  );
+  assert.equal(existsSync(path), false);
+  assert.equal(existsSync(self), false);
 });
 
 test('RA-2: replaying an applied change does nothing; a change without time is always applied', async (t) => {

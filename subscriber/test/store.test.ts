@@ -322,3 +322,43 @@ test('migration 0001 starts the totals from the rows a database already had', as
   const c = await store.counters(1);
   assert.deepEqual([c.appliedEvents, c.failedEvents, c.catchUps], [2, 1, 1]);
 });
+
+test('prepared statements after a rolled-back batch: each write counts once, the statements go on working', async (t) => {
+  const { store } = await tempStore(t);
+  const src = await store.ensureSource('a', 'http://x/');
+  const id = await store.insertInbox({
+    sourceId: src.id,
+    receivedAt: 1,
+    body: Buffer.from('n'),
+    signature: 'ok',
+  });
+  const event = (uri: string) => ({ at: 1, uri, change: 'deleted', outcome: 'deleted' as const });
+  // One turn, one transaction: the events of an unknown source break the foreign key, the whole
+  // batch rolls back and is re-run one write at a time (group commit).
+  const writes = [
+    store.addEvents(src.id, [event('http://x/1'), event('http://x/2')]),
+    store.addEvents(src.id + 1, [event('http://x/bad')]),
+    store.updateInbox(id, { state: 'applied', from: 'f', until: 'u' }),
+    store.savePosition(src.id, { syncedUntil: 'u', lastAppliedAt: 1 }),
+  ];
+  const settled = await Promise.allSettled(writes);
+  assert.deepEqual(
+    settled.map((r) => r.status),
+    ['fulfilled', 'rejected', 'fulfilled', 'fulfilled'],
+  );
+  assert.equal((await store.counters(src.id)).appliedEvents, 2, 'not doubled by the re-run');
+  assert.deepEqual(
+    (await store.recentEvents(src.id, 10)).map((e) => e.uri),
+    ['http://x/2', 'http://x/1'],
+  );
+  // The same statements again, each in a transaction of its own.
+  await store.addEvents(src.id, [event('http://x/3')]);
+  await store.updateInbox(id, { state: 'superseded', from: 'f2', until: 'u2' });
+  await store.savePosition(src.id, { syncedUntil: 'u2', lastAppliedAt: 2 });
+  assert.equal((await store.counters(src.id)).appliedEvents, 3);
+  assert.deepEqual(
+    [(await store.getInbox(id))?.state, (await store.getInbox(id))?.until],
+    ['superseded', 'u2'],
+  );
+  assert.equal((await store.getPosition(src.id))?.syncedUntil, 'u2');
+});

@@ -297,15 +297,20 @@ export function createMirror(options: MirrorOptions): Mirror {
     try {
       path = uriToMirrorPath(mirrorDir, change.uri);
       const key = change.time?.key;
+      /** Whether the resource state has a row for the URI; undefined: not looked up. */
+      let recorded: boolean | undefined;
       if (key !== undefined && !force) {
         const stored = await state.get(change.uri);
         // Idempotency: a change no later than the one applied last is a replay.
         if (stored?.lastChangeKey !== undefined && key <= stored.lastChangeKey)
           return result(change, 'skipped', { path, skipped: 'replay' });
+        recorded = stored !== undefined;
       }
       if (change.change === 'deleted') {
-        await removeFile(path, change.uri);
-        await state.set(change.uri, null);
+        await removeFile(path, change.uri, recorded === true);
+        // No row to remove when the lookup found none: this URI's queue is the only writer of its
+        // row, and the write would cost a transaction of its own.
+        if (recorded !== false) await state.set(change.uri, null);
         return result(change, 'deleted', { path });
       }
       const host = new URL(change.uri).host;

@@ -10,7 +10,26 @@ import {
   type EventRecord,
   type SourceCounters,
 } from '../repository.js';
-import { StoreQueries, clean, nullify } from './context.js';
+import { StoreQueries, clean } from './context.js';
+import { columnNames, insertSql } from './statements.js';
+
+const EVENT_INSERT = insertSql(schema.events, 'events', [
+  'sourceId',
+  'at',
+  'uri',
+  'change',
+  'outcome',
+  'errorCode',
+  'error',
+]);
+
+// The running totals `status` reads, kept in the transaction of the event rows they count.
+const [APPLIED, FAILED, ID] = columnNames(schema.sources, [
+  'changesApplied',
+  'changesFailed',
+  'id',
+]);
+const COUNT_CHANGES = `UPDATE "sources" SET ${APPLIED} = ${APPLIED} + ?, ${FAILED} = ${FAILED} + ? WHERE ${ID} = ?`;
 
 export class HistoryQueries extends StoreQueries {
   async pruneHistory(sourceId: number, before: number): Promise<number> {
@@ -34,6 +53,7 @@ export class HistoryQueries extends StoreQueries {
   }
 
   // ---- events
+  /** One row per change carried out or failed (the apply path: once per applied notification). */
   async addEvents(sourceId: number, events: readonly EventRecord[]): Promise<void> {
     if (events.length === 0) return;
     let applied = 0;
@@ -43,26 +63,19 @@ export class HistoryQueries extends StoreQueries {
       else if (e.outcome === 'failed') failed++;
     }
     await this.group.run(() => {
-      for (let i = 0; i < events.length; i += 200) {
-        this.db
-          .insert(schema.events)
-          .values(
-            events
-              .slice(i, i + 200)
-              .map((e) => ({ sourceId, ...nullify(e) }) as typeof schema.events.$inferInsert),
-          )
-          .run();
-      }
-      if (applied > 0 || failed > 0) {
-        this.db
-          .update(schema.sources)
-          .set({
-            changesApplied: sql`${schema.sources.changesApplied} + ${applied}`,
-            changesFailed: sql`${schema.sources.changesFailed} + ${failed}`,
-          })
-          .where(eq(schema.sources.id, sourceId))
-          .run();
-      }
+      const insert = this.statements.get(EVENT_INSERT);
+      for (const e of events)
+        insert.run(
+          sourceId,
+          e.at,
+          e.uri,
+          e.change,
+          e.outcome,
+          e.errorCode ?? null,
+          e.error ?? null,
+        );
+      if (applied > 0 || failed > 0)
+        this.statements.get(COUNT_CHANGES).run(applied, failed, sourceId);
     });
   }
 

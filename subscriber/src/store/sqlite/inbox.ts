@@ -64,9 +64,14 @@ export class InboxQueries extends StoreQueries {
     // Like the query builder's set(): keys whose value is undefined are left alone.
     const keys = Object.keys(patch).filter((k) => patch[k as keyof typeof patch] !== undefined);
     if (keys.length === 0) return;
-    const stmt = this.statements.get(updateSql(schema.inbox, 'inbox', keys, '"id" = ?'));
     const values = keys.map((k) => patch[k as keyof typeof patch]);
-    await this.group.run(() => stmt.run(...values, id));
+    await this.group.run(() =>
+      this.statements
+        .keyed(`inbox.update ${keys.join(',')}`, () =>
+          updateSql(schema.inbox, 'inbox', keys, '"id" = ?'),
+        )
+        .run(...values, id),
+    );
   }
 
   async setInboxState(ids: readonly number[], state: InboxState): Promise<void> {

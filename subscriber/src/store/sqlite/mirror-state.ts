@@ -30,9 +30,14 @@ export class MirrorStateQueries extends StoreQueries {
   async savePosition(sourceId: number, patch: Omit<PositionRecord, 'sourceId'>): Promise<void> {
     const values: Record<string, unknown> = { sourceId, ...nullify(patch), updatedAt: Date.now() };
     const keys = Object.keys(values);
-    const stmt = this.statements.get(upsertSql(schema.position, 'position', keys, ['sourceId']));
     const args = keys.map((k) => values[k]);
-    await this.group.run(() => stmt.run(...args));
+    await this.group.run(() =>
+      this.statements
+        .keyed(`position.upsert ${keys.join(',')}`, () =>
+          upsertSql(schema.position, 'position', keys, ['sourceId']),
+        )
+        .run(...args),
+    );
   }
 
   // ---- resources (the mirror's ResourceStateStore sits on these)

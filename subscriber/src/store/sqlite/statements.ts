@@ -1,7 +1,8 @@
-// Prepared statements for the per-notification writes (inbox state, resource rows, position). The
-// query builder re-builds and re-prepares its SQL on every call, which cost more CPU than the write
-// itself on the intake path; these are prepared once per distinct column set and reused. Column
-// names come from the drizzle schema, so the schema stays the one place they are spelled.
+// Prepared statements for the per-notification queries (inbox row and state, resource rows, events
+// and their running totals, position). The query builder re-builds and re-prepares its SQL on every
+// call, which cost more CPU than the write itself on the intake path; these are prepared once per
+// connection (per distinct column set) and reused. Column names come from the drizzle schema, so
+// the schema stays the one place they are spelled. Drizzle keeps the cold queries.
 import type Database from 'better-sqlite3';
 import { getTableColumns } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
@@ -9,6 +10,7 @@ import { StoreError } from '../../errors/index.js';
 
 export class StatementCache {
   private readonly statements = new Map<string, Database.Statement>();
+  private readonly byKey = new Map<string, Database.Statement>();
 
   constructor(private readonly sqlite: Database.Database) {}
 
@@ -17,6 +19,19 @@ export class StatementCache {
     if (!s) {
       s = this.sqlite.prepare(sqlText);
       this.statements.set(sqlText, s);
+    }
+    return s;
+  }
+
+  /**
+   * The statement cached under `key` (e.g. a patch's column set), its SQL built by `build` only
+   * the first time: building the text from the schema on every call showed in intake profiles.
+   */
+  keyed(key: string, build: () => string): Database.Statement {
+    let s = this.byKey.get(key);
+    if (!s) {
+      s = this.get(build());
+      this.byKey.set(key, s);
     }
     return s;
   }
@@ -45,6 +60,12 @@ export function updateSql(
     .map((c) => `${c} = ?`)
     .join(', ');
   return `UPDATE ${quote(tableName)} SET ${sets} WHERE ${where}`;
+}
+
+/** INSERT INTO <table> (<keys>) VALUES (?, ...). */
+export function insertSql(table: SQLiteTable, tableName: string, keys: readonly string[]): string {
+  const cols = columnNames(table, keys);
+  return `INSERT INTO ${quote(tableName)} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`;
 }
 
 /** INSERT ... ON CONFLICT (<target>) DO UPDATE SET <each non-target column> = excluded.<column>. */
