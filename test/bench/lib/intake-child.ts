@@ -1,7 +1,9 @@
 // The subscriber under the intake benchmark, in a process of its own so that its CPU and memory are
 // measured apart from the driver's: a fake hub (only the verification matters here), a simulated
 // Source and the real subscriber with one verified subscription. Tells the parent over IPC where
-// the callback is and which secret signs for it; lives until killed.
+// the callback is and which secret signs for it; lives until killed. Asked `drain`, it answers once
+// everything it accepted is applied (nothing buffered, no lag), so the parent can meter the apply
+// work a burst left behind with the burst.
 import { startSubscriber } from '@rsnotify/subscriber';
 import { startSourceSimulator } from '../../src/source-simulator/index.js';
 import { waitFor } from '../../src/harness/index.js';
@@ -24,7 +26,17 @@ const sub = await startSubscriber({
 const active = await waitFor(() => hub.subscriptions.find((s) => s.state === 'active'), {
   what: 'verified subscription',
 });
-process.send!({ callback: active.callback, secret: active.secret });
+process.send!({ callback: active.callback, secret: active.secret, drain: 'yes' });
+process.on('message', (m: { cmd?: string }) => {
+  if (m.cmd !== 'drain') return;
+  void waitFor(
+    async () => {
+      const [s] = await sub.status();
+      return s !== undefined && s.buffered === 0 && s.lagMs === 0;
+    },
+    { what: 'every accepted notification applied', timeoutMs: 300_000, intervalMs: 100 },
+  ).then(() => process.send!({ drained: true }));
+});
 process.on('SIGTERM', () => {
   void (async () => {
     await sub.close();
