@@ -70,6 +70,31 @@ test('checkpointer: with the connection not checkpointing at all, the worker cop
   assert.deepEqual(failures, []);
 });
 
+test('checkpointer: under commits that never pause, restartPages has the connection catch up so the WAL starts over', async (t) => {
+  const { file, sqlite, write, start, failures } = await walDatabase(t);
+  start({ restartPages: 64 });
+  // Once the worker checkpoints (the database file grows), the WAL's size is its high-water mark.
+  const before = statSync(file).size;
+  write(1);
+  await waitFor(() => statSync(file).size > before, { what: 'a checkpoint by the worker' });
+  const wal = (): number => statSync(`${file}-wal`).size;
+  const mark = wal();
+  // Small commits a timer tick apart (about 10 MiB/s, the worker's report is handled between two):
+  // one always runs while the worker's checkpoint syncs, so by itself the worker never leaves the
+  // WAL fully copied, and SQLite would append to the WAL for as long as the commits go on.
+  const insert = sqlite.prepare('INSERT INTO blobs (body) VALUES (?)');
+  let written = 0;
+  const grown = (): number => wal() - mark;
+  while (written < 32 * 1024 * 1024 && !(written >= 8 * 1024 * 1024 && grown() * 4 <= written)) {
+    insert.run(randomBytes(16 * 1024));
+    written += 16 * 1024;
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  assert.ok(grown() * 4 <= written, `the WAL grew ${grown()} bytes as ${written} were committed`);
+  assert.equal(autocheckpoint(sqlite), 0);
+  assert.deepEqual(failures, []);
+});
+
 test('checkpointer: a worker that cannot open the database gives the connection its automatic checkpoint back, and says why once', async (t) => {
   const { file, sqlite, start, failures } = await walDatabase(t);
   const worker = start({ file: `${file}.missing` });

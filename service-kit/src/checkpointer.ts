@@ -9,13 +9,22 @@
 // start only once a checkpoint has copied (and synced) every frame of it. If the worker cannot start
 // or dies, the connection gets its automatic checkpoint back, so the WAL cannot grow without bound.
 //
+// SQLite writes the WAL from its start again only when a commit finds every frame of it copied. A
+// checkpoint on another connection syncs twice, and a writer that commits more often than that (the
+// subscriber under sustained intake commits once per WAL sync) always adds frames meanwhile: the WAL
+// would grow for as long as the load lasts. With `restartPages`, a worker checkpoint that leaves the
+// WAL that long makes the connection run one PASSIVE checkpoint itself, between two of its commits:
+// it copies only what was committed since the worker's (on the event loop, but a small part of what
+// an automatic checkpoint copies), and the next commit starts the WAL over.
+//
 // The driver (better-sqlite3) belongs to the daemon, not to this package: the caller passes where it
-// resolves, and the connection only as the two members used here.
+// resolves, and the connection only as the members used here.
 import { Worker } from 'node:worker_threads';
 
 /** The main connection, as far as the checkpointer touches it (a better-sqlite3 Database). */
 export interface CheckpointedConnection {
   readonly open: boolean;
+  readonly inTransaction: boolean;
   pragma(source: string): unknown;
 }
 
@@ -26,6 +35,11 @@ export interface CheckpointerOptions {
   readonly driver: string;
   /** How often the worker checkpoints; a passive checkpoint of an already copied WAL costs nothing. */
   readonly intervalMs?: number;
+  /**
+   * WAL pages a worker checkpoint may leave before the connection checkpoints once itself, so that
+   * the WAL restarts under sustained writes; default never.
+   */
+  readonly restartPages?: number;
   /** The connection's wal_autocheckpoint (WAL pages) once the worker is gone: SQLite's default. */
   readonly fallbackPages?: number;
   /** The worker failed (could not start, a checkpoint threw, it exited): told once, with why. */
@@ -46,7 +60,10 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.file, { fileMustExist: true });
 db.pragma('busy_timeout = 5000');
-const timer = setInterval(() => db.pragma('wal_checkpoint(PASSIVE)'), workerData.everyMs);
+const timer = setInterval(() => {
+  const [{ log }] = db.pragma('wal_checkpoint(PASSIVE)');
+  if (log >= workerData.restartPages) parentPort.postMessage(log);
+}, workerData.everyMs);
 parentPort.on('message', () => {
   clearInterval(timer);
   db.close();
@@ -75,6 +92,7 @@ export function startCheckpointer(
         driver: options.driver,
         file: options.file,
         everyMs: options.intervalMs ?? CHECKPOINT_INTERVAL_MS,
+        restartPages: options.restartPages ?? Infinity,
       },
     });
   } catch (err) {
@@ -93,6 +111,16 @@ export function startCheckpointer(
   // An error in the worker (it could not open the file, a checkpoint failed) ends it: from then on
   // the connection checkpoints by itself as SQLite does by default.
   worker.on('error', (err: unknown) => fail(describeWorkerError(err)));
+  // The WAL is `restartPages` long after the worker's checkpoint: see the top of this file. A
+  // message is handled between two commits (better-sqlite3 is synchronous), never inside one.
+  worker.on('message', () => {
+    if (stopped || failed || !sqlite.open || sqlite.inTransaction) return;
+    try {
+      sqlite.pragma('wal_checkpoint(PASSIVE)');
+    } catch (err) {
+      fail(describeWorkerError(err));
+    }
+  });
   // The worker never keeps the process alive while it runs; stop() holds it until the worker ends.
   worker.unref();
   return {
