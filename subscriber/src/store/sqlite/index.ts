@@ -123,7 +123,8 @@ export class SqliteSubscriberStore implements SubscriberRepository {
           driver,
           // Intake commits once per WAL sync, faster than a checkpoint on another connection
           // completes: the WAL restarts only when this connection catches up (checkpointer.ts).
-          restartPages: SQLITE_AUTOCHECKPOINT_PAGES,
+          // Each catch-up syncs twice on the event loop, so it waits for 4x SQLite's WAL length.
+          restartPages: 4 * SQLITE_AUTOCHECKPOINT_PAGES,
           ...(options.onCheckpointFailed ? { onFailed: options.onCheckpointFailed } : {}),
         })
       : undefined;
