@@ -61,3 +61,11 @@ export {
   type ClientErrorHooks,
 } from './client-error.js';
 export { redactText } from './redact-text.js';
+export {
+  startCheckpointer,
+  CHECKPOINT_INTERVAL_MS,
+  SQLITE_AUTOCHECKPOINT_PAGES,
+  type CheckpointedConnection,
+  type Checkpointer,
+  type CheckpointerOptions,
+} from './checkpointer.js';

@@ -46,7 +46,13 @@ export async function listen(server: Server, host: string, port: number): Promis
 export function buildRuntime(cfg: ResolvedConfig, options: StartOptions): Omit<Runtime, 'subDeps'> {
   mkdirSync(cfg.dataDir, { recursive: true });
   const logger = options.logger ?? createLogger(cfg.logLevel);
-  const repo = openSqliteStore({ file: join(cfg.dataDir, DB_FILE) });
+  const file = join(cfg.dataDir, DB_FILE);
+  const repo = openSqliteStore({
+    file,
+    // The WAL is then checkpointed inside commits again, on the event loop: slower, not broken.
+    onCheckpointFailed: (error) =>
+      logger.warn({ event: 'store.checkpoint_failed', file, error }, 'store.checkpoint_failed'),
+  });
   const perHost = Math.max(4, ...cfg.sources.map((s) => s.fetchConcurrencyPerHost));
   const http = createHttpGetter({
     allowPrivateNetworks: cfg.allowPrivateNetworks,

@@ -215,6 +215,10 @@ export interface SubscriberLogEvents {
     code?: string | undefined;
     error: string;
   };
+  'store.checkpoint_failed': {
+    file: string;
+    error: string;
+  };
   'subscriber.listening': {
     url: string;
     port: number;
@@ -358,6 +362,7 @@ export const SUBSCRIBER_LOG_EVENTS = Object.keys({
   'reconcile.failed': true,
   'request.rejected': true,
   'runner.error': true,
+  'store.checkpoint_failed': true,
   'subscriber.listening': true,
   'subscriber.start_failed': true,
   'subscriber.stop_failed': true,

@@ -6,20 +6,23 @@ import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { chmodSync } from 'node:fs';
-import { describeOpenFailure, prepareDatabaseFile } from '@rsnotify/service-kit';
+import { createRequire } from 'node:module';
+import { describeOpenFailure, prepareDatabaseFile, startCheckpointer } from '@rsnotify/service-kit';
 import { fileURLToPath } from 'node:url';
 import { StoreError } from '../errors.js';
 import * as schema from '../schema.js';
 import type { HubRepository } from '../repository.js';
 import type { BridgeRepository } from '../bridge-repository.js';
 import { createSqliteBridgeRepository } from './bridge.js';
-import { startCheckpointer } from './checkpointer.js';
 import { SqliteRepository } from './repository.js';
 
 // Same relative path from src/store/sqlite and dist/store/sqlite.
 const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.url));
 
 export { StoreError };
+
+/** The driver the checkpoint worker loads (service-kit has none of its own). */
+const driver = createRequire(import.meta.url).resolve('better-sqlite3');
 
 /** SQLite closes synchronously: callers need not await close(). */
 export type SqliteHubRepository = Omit<HubRepository, 'close'> & { close(): void };
@@ -54,9 +57,11 @@ export function openSqliteStores(file: string): {
   const db: BetterSQLite3Database<typeof schema> = drizzle(sqlite, { schema });
   migrate(db, { migrationsFolder });
   const inMemory = file === ':memory:' || file.startsWith('file:');
-  const checkpointer = inMemory ? undefined : startCheckpointer(sqlite, file);
+  // WAL checkpoints on a worker thread, not inside the commit on the event loop (see service-kit's
+  // checkpointer.ts). close() is synchronous: the worker ends on its own after the connection.
+  const checkpointer = inMemory ? undefined : startCheckpointer(sqlite, { file, driver });
   return {
-    repository: new SqliteRepository(sqlite, db, () => checkpointer?.stop()),
+    repository: new SqliteRepository(sqlite, db, () => void checkpointer?.stop()),
     bridge: createSqliteBridgeRepository(sqlite),
   };
 }

@@ -4,7 +4,8 @@
 // WAL is fsync'd off the event loop (wal-sync.ts), so the main thread goes on receiving and
 // applying while the disk syncs. Durable writes are batched by the disk: those arriving while a
 // sync is in flight share one transaction once it ends, then one sync (few, large commits, so the
-// WAL, and the checkpoints that run on the main thread, grow per batch rather than per row).
+// WAL grows per batch rather than per row). WAL checkpoints run on a worker thread with its own
+// connection, not inside these commits (index.ts says why that keeps the syncs' guarantee).
 // Everything else (positions, states, resource rows: all recomputable by replaying the inbox, which
 // is idempotent) is committed a turn of the event loop later and answered at its commit. Without a
 // WAL file to sync (a database not in WAL mode) durable writes commit with synchronous=FULL on the

@@ -2,11 +2,20 @@
 // WAL for concurrent readers (the `status` command reads while the daemon writes), synchronous=FULL for
 // the commits that hold an inbox row so it survives power loss (promise 2; see group-commit.ts),
 // migrations applied at open. The queries live by concept: sources.ts, subscriptions.ts, inbox.ts,
-// mirror-state.ts (position and resources), history.ts (events, catch-ups, counters).
+// mirror-state.ts (position and resources), history.ts (events, catch-ups, counters). WAL checkpoints
+// run on a worker thread with its own connection (service-kit's checkpointer), not inside a commit
+// on the event loop.
 import { realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { describeOpenFailure, prepareDatabaseFile } from '@rsnotify/service-kit';
+import {
+  describeOpenFailure,
+  prepareDatabaseFile,
+  startCheckpointer,
+  SQLITE_AUTOCHECKPOINT_PAGES,
+  type Checkpointer,
+} from '@rsnotify/service-kit';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { StoreError } from '../../errors/index.js';
@@ -42,10 +51,14 @@ import { StatementCache } from './statements.js';
 import { SubscriptionQueries } from './subscriptions.js';
 
 const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.url));
+/** The driver the checkpoint worker loads (service-kit has none of its own). */
+const driver = createRequire(import.meta.url).resolve('better-sqlite3');
 
 export interface OpenStoreOptions {
   readonly file: string;
   readonly readonly?: boolean;
+  /** The checkpoint worker failed: the connection checkpoints by itself again (the daemon logs it). */
+  readonly onCheckpointFailed?: (reason: string) => void;
 }
 
 export function openSqliteStore(options: OpenStoreOptions): SqliteSubscriberStore {
@@ -75,6 +88,7 @@ function openDatabase(options: OpenStoreOptions): Database.Database {
 export class SqliteSubscriberStore implements SubscriberRepository {
   readonly sqlite: Database.Database;
   private readonly group: GroupCommit;
+  private readonly checkpointer?: Checkpointer;
   private readonly sources: SourceQueries;
   private readonly subscriptions: SubscriptionQueries;
   private readonly inbox: InboxQueries;
@@ -92,6 +106,28 @@ export class SqliteSubscriberStore implements SubscriberRepository {
     }
     const db = drizzle(this.sqlite, { schema });
     if (!options.readonly) migrate(db, { migrationsFolder });
+    // Durability with checkpoints on another connection (the 202 waits for an fdatasync of the WAL,
+    // wal-sync.ts; WS-11 / promise 2): a PASSIVE checkpoint only reads WAL frames and writes them
+    // into the database file. It never truncates or rewrites the WAL, nor waits for (or ends) a
+    // reader's snapshot: it copies only frames that every open read transaction already sees, so a
+    // reader of an older snapshot still finds its pages. The worker's connection keeps SQLite's
+    // default synchronous (not OFF), so it syncs the WAL before copying and the database file after.
+    // The WAL is rewritten only by this connection, when a write restarts it from its start,
+    // and SQLite restarts it only after a checkpoint copied every frame of it and then synced the
+    // database file (nBackfill is raised only after that sync). So a frame is overwritten only once
+    // it is durable in the database file, and an fdatasync that covers a commit keeps it however
+    // the checkpoints and the syncs interleave, as with the automatic checkpoint before.
+    this.checkpointer = wal
+      ? startCheckpointer(this.sqlite, {
+          file: options.file,
+          driver,
+          // Intake commits once per WAL sync, faster than a checkpoint on another connection
+          // completes: the WAL restarts only when this connection catches up (checkpointer.ts).
+          // Each catch-up syncs twice on the event loop, so it waits for 4x SQLite's WAL length.
+          restartPages: 4 * SQLITE_AUTOCHECKPOINT_PAGES,
+          ...(options.onCheckpointFailed ? { onFailed: options.onCheckpointFailed } : {}),
+        })
+      : undefined;
     // SQLite names the WAL after the database's real path (symbolic links resolved).
     this.group = new GroupCommit(
       this.sqlite,
@@ -243,6 +279,9 @@ export class SqliteSubscriberStore implements SubscriberRepository {
 
   async close(): Promise<void> {
     await this.group.close();
+    // The worker's connection closes first, so this one is the last: it checkpoints and removes the
+    // WAL as SQLite does at the last close.
+    await this.checkpointer?.stop();
     this.sqlite.close();
   }
 }
