@@ -7,7 +7,12 @@ import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { chmodSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { describeOpenFailure, prepareDatabaseFile, startCheckpointer } from '@rsnotify/service-kit';
+import {
+  describeOpenFailure,
+  prepareDatabaseFile,
+  SQLITE_AUTOCHECKPOINT_PAGES,
+  startCheckpointer,
+} from '@rsnotify/service-kit';
 import { fileURLToPath } from 'node:url';
 import { StoreError } from '../errors.js';
 import * as schema from '../schema.js';
@@ -59,7 +64,11 @@ export function openSqliteStores(file: string): {
   const inMemory = file === ':memory:' || file.startsWith('file:');
   // WAL checkpoints on a worker thread, not inside the commit on the event loop (see service-kit's
   // checkpointer.ts). close() is synchronous: the worker ends on its own after the connection.
-  const checkpointer = inMemory ? undefined : startCheckpointer(sqlite, { file, driver });
+  // Under sustained publishing and cursor batches the hub commits faster than a checkpoint on
+  // another connection completes, so the WAL restarts only when this connection catches up itself.
+  const checkpointer = inMemory
+    ? undefined
+    : startCheckpointer(sqlite, { file, driver, restartPages: 4 * SQLITE_AUTOCHECKPOINT_PAGES });
   return {
     repository: new SqliteRepository(sqlite, db, () => void checkpointer?.stop()),
     bridge: createSqliteBridgeRepository(sqlite),
