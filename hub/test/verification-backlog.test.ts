@@ -5,6 +5,8 @@
 // every intent is verified, in request order per (topic, callback), with few reads of the store.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { createOutboundAgent } from '@rsnotify/shared';
@@ -97,4 +99,59 @@ test('a burst of subscription requests is verified in request order with a few r
   // Reading the due intents again at every request and every finished verification read ~N²/2
   // rows (here over 50,000); the backlog reads each intent about once.
   assert.ok(rowsRead <= 2 * total, `${rowsRead} rows read in ${reads} reads`);
+});
+
+test('an intent that comes due while a hanging origin holds a long backlog is verified without waiting for that backlog', async (t) => {
+  const store = openSqliteRepository(join(await tempDir(t), 'hub.db'));
+  t.after(() => store.close());
+  const agent = createOutboundAgent({ allowPrivateNetworks: true, connections: 8 });
+  t.after(() => agent.close());
+  const open = new Set<ServerResponse>();
+  const hanging = createServer((_req, res) => void open.add(res));
+  await new Promise<void>((r) => hanging.listen(0, '127.0.0.1', r));
+  t.after(async () => {
+    for (const res of open) res.socket?.destroy();
+    hanging.closeAllConnections();
+    await new Promise<void>((r) => hanging.close(() => r()));
+  });
+  const hangingUrl = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
+  const receiver = await receiverFor(t);
+  const subscribed = new Set<string>();
+  const worker = new VerificationWorker({
+    store,
+    agent,
+    logger: createLogger('warn', new Writable({ write: (_c, _e, done) => done() })),
+    metrics: new HubMetrics({
+      subscriptionCounts: () => Promise.resolve({ active: 0, expired: 0, pending: 0 }),
+      queueDepth: () => 0,
+      inFlight: () => 0,
+    }),
+    now: Date.now,
+    // Longer than the test: the hanging origin's backlog cannot drain while it runs.
+    timeoutMs: 60_000,
+    concurrency: 32,
+    onSubscribed: (s) => subscribed.add(s.callback),
+    onUnsubscribed: (s) => subscribed.delete(s.callback),
+  });
+  t.after(() => worker.close());
+  const add = (callback: string, nextAttemptAt: number): Promise<Intent> =>
+    store.addIntent({
+      mode: 'subscribe',
+      topicUrl: TOPIC,
+      topicAsGiven: TOPIC,
+      callback,
+      secret: undefined,
+      leaseSeconds: 3600,
+      reason: undefined,
+      nextAttemptAt,
+      createdAt: Date.now(),
+    });
+  for (let i = 0; i < 50; i++) await add(`${hangingUrl}/hang/${i}`, Date.now());
+  worker.start();
+  await waitFor(() => open.size === 4, 'the hanging origin holds its 4 verifications');
+  // A retry, as the worker stores it: due a little later, not queued by a request of this process.
+  const retry = receiver.url('/retry');
+  await add(retry, Date.now() + 300);
+  await waitFor(() => subscribed.has(retry), 'the retry verified', 15_000);
+  assert.equal(open.size, 4, 'the hanging origin still holds its verifications');
 });

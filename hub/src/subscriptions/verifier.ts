@@ -39,6 +39,8 @@ const MAX_CHALLENGE_ECHO = 1024;
  * subscriptions took seconds to verify, mapping millions of rows.
  */
 const DUE_WINDOW = 4096;
+/** How often the store is read again while the backlog holds intents waiting for room. */
+const BACKLOG_REFRESH_MS = 1_000;
 
 /** A due intent waiting for room, with what the fairness rules look at worked out once. */
 interface Pending {
@@ -82,6 +84,8 @@ export class VerificationWorker {
   /** Verifications that ended while the store was being read: what the read returned of them is stale. */
   private endedDuringRead: Set<number> | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** When `timer` fires (ms, the injected clock). */
+  private timerAt = 0;
   private closed = false;
 
   private readonly getText: GetText;
@@ -159,12 +163,14 @@ export class VerificationWorker {
         }
         this.startFromBacklog();
       } while (this.tickAgain && !this.closed);
-      // While the backlog holds intents, finishing verifications drive the worker; an intent that
-      // comes due meanwhile (a retry) is found by the read once the backlog is used up. A timer
-      // then would only read the store again and again (every 10 ms while intents wait for room).
-      if (this.backlog.length > 0) this.clearTimer();
+      // While the backlog holds intents, finishing verifications drive the worker. The timer armed
+      // for the earliest due intent would fire every 10 ms then (the backlog's are due), so the store
+      // is read again once a second instead: an intent that comes due meanwhile (a retry) is not kept
+      // waiting behind a backlog that one hanging origin drains four at a time.
+      if (this.backlog.length > 0) this.armBacklogRefresh();
       else if (read) await this.armTimer();
     } catch (err) {
+      this.backlogStale = true;
       this.deps.logger.error(
         { event: 'store.error', err: describeError(err) },
         'could not read pending intents',
@@ -228,6 +234,23 @@ export class VerificationWorker {
     return true;
   }
 
+  /** A read of the store within BACKLOG_REFRESH_MS; one already due sooner is kept. */
+  private armBacklogRefresh(): void {
+    if (this.closed) return;
+    const at = this.deps.now() + BACKLOG_REFRESH_MS;
+    if (this.timer && this.timerAt <= at) return;
+    this.setTimer(BACKLOG_REFRESH_MS);
+  }
+
+  private setTimer(delayMs: number): void {
+    this.clearTimer();
+    this.timerAt = this.deps.now() + delayMs;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.wake();
+    }, delayMs);
+  }
+
   private clearTimer(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
@@ -238,14 +261,7 @@ export class VerificationWorker {
     const next = await this.deps.store.nextIntentDueAt();
     this.clearTimer();
     if (next === undefined) return;
-    const delay = Math.max(10, next - this.deps.now());
-    this.timer = setTimeout(
-      () => {
-        this.timer = undefined;
-        this.wake();
-      },
-      Math.min(delay, 60_000),
-    );
+    this.setTimer(Math.min(Math.max(10, next - this.deps.now()), 60_000));
   }
 
   private async process(intent: Intent): Promise<void> {
