@@ -172,6 +172,27 @@ export async function receiverFor(t: TestContext): Promise<Receiver> {
   return r;
 }
 
+/**
+ * An origin that accepts every request and never answers (a callback that hangs): `url` is its
+ * base, `requests` how many it holds open. Closed, connections and all, when the test ends.
+ */
+export async function hangingOriginFor(
+  t: TestContext,
+): Promise<{ readonly url: string; requests(): number }> {
+  const open = new Set<ServerResponse>();
+  const server = createServer((_req, res) => void open.add(res));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.after(async () => {
+    for (const res of open) res.socket?.destroy();
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  });
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests: () => open.size,
+  };
+}
+
 export interface Answer {
   status: number;
   text: string;

@@ -3,20 +3,64 @@
 // times, not once per request and once per finished verification (O(N²) rows: 1,000 subscriptions
 // took seconds). Asserted through the real worker, a real SQLite store and real verification GETs:
 // every intent is verified, in request order per (topic, callback), with few reads of the store.
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { createOutboundAgent } from '@rsnotify/shared';
 import { createLogger, HubMetrics } from '../src/observability/index.js';
 import { openSqliteRepository, type HubRepository, type Intent } from '../src/store/index.js';
 import { VerificationWorker } from '../src/subscriptions/index.js';
-import { receiverFor, tempDir, waitFor } from './helpers.js';
+import { hangingOriginFor, receiverFor, tempDir, waitFor } from './helpers.js';
 
 const TOPIC = 'http://source.test/backlog/topic';
 const REQUESTS = 300;
+
+/** The real worker over `store`, with what it verified (or unsubscribed) in `subscribed`. */
+function startWorker(
+  t: TestContext,
+  store: HubRepository,
+  options: { readonly timeoutMs: number; readonly concurrency: number },
+) {
+  const agent = createOutboundAgent({ allowPrivateNetworks: true, connections: 8 });
+  t.after(() => agent.close());
+  const subscribed = new Set<string>();
+  const worker = new VerificationWorker({
+    store,
+    agent,
+    logger: createLogger('warn', new Writable({ write: (_c, _e, done) => done() })),
+    metrics: new HubMetrics({
+      subscriptionCounts: () => Promise.resolve({ active: 0, expired: 0, pending: 0 }),
+      queueDepth: () => 0,
+      inFlight: () => 0,
+    }),
+    now: Date.now,
+    ...options,
+    onSubscribed: (s) => subscribed.add(s.callback),
+    onUnsubscribed: (s) => subscribed.delete(s.callback),
+  });
+  t.after(() => worker.close());
+  return { worker, subscribed };
+}
+
+/** A subscription request as the store holds it. */
+const intentFor = (
+  store: HubRepository,
+  mode: 'subscribe' | 'unsubscribe',
+  callback: string,
+  nextAttemptAt = Date.now(),
+): Promise<Intent> =>
+  store.addIntent({
+    mode,
+    topicUrl: TOPIC,
+    topicAsGiven: TOPIC,
+    callback,
+    secret: undefined,
+    leaseSeconds: mode === 'subscribe' ? 3600 : undefined,
+    reason: undefined,
+    nextAttemptAt,
+    createdAt: Date.now(),
+  });
 
 test('a burst of subscription requests is verified in request order with a few reads of the store', async (t) => {
   const store = openSqliteRepository(join(await tempDir(t), 'hub.db'));
@@ -31,39 +75,11 @@ test('a burst of subscription requests is verified in request order with a few r
       return due;
     },
   });
-  const agent = createOutboundAgent({ allowPrivateNetworks: true, connections: 8 });
-  t.after(() => agent.close());
   const receiver = await receiverFor(t);
-  const subscribed = new Set<string>();
-  const worker = new VerificationWorker({
-    store: counted,
-    agent,
-    logger: createLogger('warn', new Writable({ write: (_c, _e, done) => done() })),
-    metrics: new HubMetrics({
-      subscriptionCounts: () => Promise.resolve({ active: 0, expired: 0, pending: 0 }),
-      queueDepth: () => 0,
-      inFlight: () => 0,
-    }),
-    now: Date.now,
-    timeoutMs: 5_000,
-    concurrency: 2,
-    onSubscribed: (s) => subscribed.add(s.callback),
-    onUnsubscribed: (s) => subscribed.delete(s.callback),
-  });
-  t.after(() => worker.close());
+  const { worker, subscribed } = startWorker(t, counted, { timeoutMs: 5_000, concurrency: 2 });
 
   const add = (mode: 'subscribe' | 'unsubscribe', i: number): Promise<Intent> =>
-    store.addIntent({
-      mode,
-      topicUrl: TOPIC,
-      topicAsGiven: TOPIC,
-      callback: receiver.url(`/cb/${i}`),
-      secret: undefined,
-      leaseSeconds: mode === 'subscribe' ? 3600 : undefined,
-      reason: undefined,
-      nextAttemptAt: Date.now(),
-      createdAt: Date.now(),
-    });
+    intentFor(store, mode, receiver.url(`/cb/${i}`));
   const withdrawn = (i: number) => i >= 100 && i < REQUESTS && i % 5 === 0;
   for (let i = 0; i < REQUESTS; i++) await add('subscribe', i);
   worker.start();
@@ -104,54 +120,16 @@ test('a burst of subscription requests is verified in request order with a few r
 test('an intent that comes due while a hanging origin holds a long backlog is verified without waiting for that backlog', async (t) => {
   const store = openSqliteRepository(join(await tempDir(t), 'hub.db'));
   t.after(() => store.close());
-  const agent = createOutboundAgent({ allowPrivateNetworks: true, connections: 8 });
-  t.after(() => agent.close());
-  const open = new Set<ServerResponse>();
-  const hanging = createServer((_req, res) => void open.add(res));
-  await new Promise<void>((r) => hanging.listen(0, '127.0.0.1', r));
-  t.after(async () => {
-    for (const res of open) res.socket?.destroy();
-    hanging.closeAllConnections();
-    await new Promise<void>((r) => hanging.close(() => r()));
-  });
-  const hangingUrl = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
+  const hanging = await hangingOriginFor(t);
   const receiver = await receiverFor(t);
-  const subscribed = new Set<string>();
-  const worker = new VerificationWorker({
-    store,
-    agent,
-    logger: createLogger('warn', new Writable({ write: (_c, _e, done) => done() })),
-    metrics: new HubMetrics({
-      subscriptionCounts: () => Promise.resolve({ active: 0, expired: 0, pending: 0 }),
-      queueDepth: () => 0,
-      inFlight: () => 0,
-    }),
-    now: Date.now,
-    // Longer than the test: the hanging origin's backlog cannot drain while it runs.
-    timeoutMs: 60_000,
-    concurrency: 32,
-    onSubscribed: (s) => subscribed.add(s.callback),
-    onUnsubscribed: (s) => subscribed.delete(s.callback),
-  });
-  t.after(() => worker.close());
-  const add = (callback: string, nextAttemptAt: number): Promise<Intent> =>
-    store.addIntent({
-      mode: 'subscribe',
-      topicUrl: TOPIC,
-      topicAsGiven: TOPIC,
-      callback,
-      secret: undefined,
-      leaseSeconds: 3600,
-      reason: undefined,
-      nextAttemptAt,
-      createdAt: Date.now(),
-    });
-  for (let i = 0; i < 50; i++) await add(`${hangingUrl}/hang/${i}`, Date.now());
+  // Longer than the test: the hanging origin's backlog cannot drain while it runs.
+  const { worker, subscribed } = startWorker(t, store, { timeoutMs: 60_000, concurrency: 32 });
+  for (let i = 0; i < 50; i++) await intentFor(store, 'subscribe', `${hanging.url}/hang/${i}`);
   worker.start();
-  await waitFor(() => open.size === 4, 'the hanging origin holds its 4 verifications');
+  await waitFor(() => hanging.requests() === 4, 'the hanging origin holds its 4 verifications');
   // A retry, as the worker stores it: due a little later, not queued by a request of this process.
   const retry = receiver.url('/retry');
-  await add(retry, Date.now() + 300);
+  await intentFor(store, 'subscribe', retry, Date.now() + 300);
   await waitFor(() => subscribed.has(retry), 'the retry verified', 15_000);
-  assert.equal(open.size, 4, 'the hanging origin still holds its verifications');
+  assert.equal(hanging.requests(), 4, 'the hanging origin still holds its verifications');
 });

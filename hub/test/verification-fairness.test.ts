@@ -4,40 +4,33 @@
 // more than its per-origin share of verifications open, and before any of them timed out.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { hubFor, metricValue, postForm, receiverFor, waitFor } from './helpers.js';
+import {
+  hangingOriginFor,
+  hubFor,
+  metricValue,
+  postForm,
+  receiverFor,
+  waitFor,
+} from './helpers.js';
 
 const TOPIC = 'http://source.test/fair/topic';
 
 test('probe: a legitimate verification is not delayed by 200 verifications that hang on another origin', async (t) => {
   const { hub } = await hubFor(t, { checkTopics: false, requestTimeoutMs: 30_000 });
-  const open = new Set<ServerResponse>();
-  let received = 0;
-  const sink = createServer((_req, res) => {
-    received++;
-    open.add(res);
-  });
-  await new Promise<void>((r) => sink.listen(0, '127.0.0.1', r));
-  t.after(async () => {
-    for (const res of open) res.socket?.destroy();
-    sink.closeAllConnections();
-    await new Promise<void>((r) => sink.close(() => r()));
-  });
-  const sinkUrl = `http://127.0.0.1:${(sink.address() as AddressInfo).port}`;
+  const sink = await hangingOriginFor(t);
   for (let i = 0; i < 200; i += 20) {
     await Promise.all(
       Array.from({ length: 20 }, async (_, k) => {
         const a = await postForm(hub.url, {
           'hub.mode': 'subscribe',
           'hub.topic': TOPIC,
-          'hub.callback': `${sinkUrl}/hang/${i + k}`,
+          'hub.callback': `${sink.url}/hang/${i + k}`,
         });
         assert.equal(a.status, 202);
       }),
     );
   }
-  await waitFor(() => received >= 1, 'the hanging origin got its first verification GET');
+  await waitFor(() => sink.requests() >= 1, 'the hanging origin got its first verification GET');
 
   const legit = await receiverFor(t);
   const started = Date.now();
@@ -58,11 +51,11 @@ test('probe: a legitimate verification is not delayed by 200 verifications that 
     25_000,
   );
   t.diagnostic(
-    `legitimate verification done after ${Date.now() - started} ms; the hanging origin had ${received} GETs open`,
+    `legitimate verification done after ${Date.now() - started} ms; the hanging origin had ${sink.requests()} GETs open`,
   );
   assert.equal(legit.verificationsTo('/legit').length, 1);
   // The hanging origin holds only its share, and nothing of it has even timed out yet.
-  assert.ok(received <= 4, `the hanging origin had ${received} verifications open`);
+  assert.ok(sink.requests() <= 4, `the hanging origin had ${sink.requests()} verifications open`);
   assert.equal(
     await metricValue(
       hub,
