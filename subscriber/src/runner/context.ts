@@ -99,6 +99,11 @@ export class RunnerContext {
   ready = false;
   /** Stored inbox rows not yet fed to the ordering (start-up). */
   unfedInbox = 0;
+  /**
+   * Writes submitted by an effect and awaited with the position write that follows it, so the
+   * store's group commit puts them in one transaction (notifications.ts).
+   */
+  readonly writesWithPosition: Promise<void>[] = [];
 
   constructor(
     readonly rt: Runtime,
