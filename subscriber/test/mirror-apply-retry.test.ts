@@ -2,10 +2,10 @@
 // connection resets, what is never retried (404, the SSRF guard), and giving up after maxAttempts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { createHttpGetter, createMirror } from '../src/mirror/index.js';
-import { change, setup } from './mirror-apply-rig.js';
+import { readdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { createHttpGetter, createMirror, uriToMirrorPath } from '../src/mirror/index.js';
+import { change, listAll, setup } from './mirror-apply-rig.js';
 import { memoryStateStore, startFakeSource, tempDir } from './mirror-helpers.js';
 
 test('retry: a 5xx then success is written', async (t) => {
@@ -83,4 +83,34 @@ test('the SSRF guard applies: without allowPrivateNetworks a loopback Source is 
   assert.equal(r!.error?.code, 'RSN_OUTBOUND_PRIVATE_ADDRESS');
   assert.equal(src.hits('/x'), 0);
   await writeFile(join(tmp.dir, 'keep'), ''); // the temp dir is still ours to remove
+});
+
+test('a failed GET into a directory the mirror already writes leaves no temporary file behind', async (t) => {
+  // The temporary file of a resource in a known directory is created while its GET is in flight:
+  // a 404, a connection that keeps breaking, and a body that fails its hash each remove it again.
+  const s = await setup(t, { maxAttempts: 2 });
+  s.src.serve('/d/first', 'first');
+  s.src.route('/d/reset', (req) => {
+    req.socket.destroy();
+  });
+  s.src.serve('/d/tampered', 'tampered!'); // as long as what is announced
+  const [first] = await s.mirror.apply([change(`${s.src.baseUrl}/d/first`, 'created', 'first')]);
+  assert.equal(first!.outcome, 'written');
+  const results = await s.mirror.apply([
+    change(`${s.src.baseUrl}/d/missing`, 'created', 'x'),
+    change(`${s.src.baseUrl}/d/reset`, 'created', 'y'),
+    change(`${s.src.baseUrl}/d/tampered`, 'created', 'announced'),
+  ]);
+  assert.deepEqual(
+    results.map((r) => [r.outcome, r.error?.code]),
+    [
+      ['failed', 'RSN_HTTP_STATUS'],
+      ['failed', 'RSN_FETCH_FAILED'],
+      ['failed', 'RSN_HASH_MISMATCH'],
+    ],
+  );
+  assert.equal(s.src.hits('/d/reset'), 2, 'the broken connection was retried, each attempt opened');
+  const firstPath = uriToMirrorPath(s.mirrorDir, `${s.src.baseUrl}/d/first`);
+  assert.deepEqual(await readdir(dirname(firstPath)), ['first']);
+  assert.deepEqual(await listAll(s.mirrorDir), [firstPath]);
 });

@@ -156,3 +156,36 @@ function tooLarge(url: string, maxBytes: number): MirrorError {
     details: { url, maxBytes },
   });
 }
+
+/**
+ * Reads up to `limit` bytes ahead. `complete` when the whole body was read; `chunks` yields what was
+ * read and then the rest of the body.
+ */
+export async function readAhead(
+  body: AsyncIterable<Uint8Array>,
+  limit: number,
+): Promise<{ complete: boolean; chunks: AsyncIterable<Uint8Array> }> {
+  const it = body[Symbol.asyncIterator]();
+  const head: Uint8Array[] = [];
+  let size = 0;
+  let complete = false;
+  while (size <= limit) {
+    const next = await it.next();
+    if (next.done) {
+      complete = true;
+      break;
+    }
+    head.push(next.value);
+    size += next.value.length;
+  }
+  async function* chunks(): AsyncGenerator<Uint8Array> {
+    yield* head;
+    if (complete) return;
+    for (;;) {
+      const next = await it.next();
+      if (next.done) return;
+      yield next.value;
+    }
+  }
+  return { complete, chunks: chunks() };
+}

@@ -2,18 +2,22 @@
 // many URIs in parallel under a per-host limit, retries decided by the pure policy, idempotent
 // through the resource state the CONTROL side keeps (RA-2: one change may arrive on several channels
 // or again in a catch-up).
+import { dirname } from 'node:path';
 import { describeError, type Change, type ChangeType, type DateTime } from '@rsnotify/shared';
 import { MirrorError } from './errors.js';
-import { headerValue, type HttpGetter } from './http.js';
+import { headerValue, readAhead, type HttpGetter } from './http.js';
 import { uriToMirrorPath } from './path.js';
 import { decideRetry, isTransientNetworkError, type FetchOutcome } from './retry-policy.js';
 import { HostLimiter } from './host-limiter.js';
 import { SyncGroup, type SyncFileSystem } from './sync-group.js';
 import {
   DirectoryCache,
+  discardTemporary,
+  openTemporary,
   removeFile,
   writeVerified,
   type Expected,
+  type Temporary,
   type WriteOptions,
 } from './writer.js';
 
@@ -97,39 +101,6 @@ interface UriQueue {
 
 /** Bodies up to this size are read whole before the file is written (most resources are small). */
 const IN_MEMORY_BYTES = 64 * 1024;
-
-/**
- * Reads up to `limit` bytes ahead. `complete` when the whole body was read; `chunks` yields what was
- * read and then the rest of the body.
- */
-async function readAhead(
-  body: AsyncIterable<Uint8Array>,
-  limit: number,
-): Promise<{ complete: boolean; chunks: AsyncIterable<Uint8Array> }> {
-  const it = body[Symbol.asyncIterator]();
-  const head: Uint8Array[] = [];
-  let size = 0;
-  let complete = false;
-  while (size <= limit) {
-    const next = await it.next();
-    if (next.done) {
-      complete = true;
-      break;
-    }
-    head.push(next.value);
-    size += next.value.length;
-  }
-  async function* chunks(): AsyncGenerator<Uint8Array> {
-    yield* head;
-    if (complete) return;
-    for (;;) {
-      const next = await it.next();
-      if (next.done) return;
-      yield next.value;
-    }
-  }
-  return { complete, chunks: chunks() };
-}
 
 /** What the written file must be: the announced bytes, and its mtime (lastmod, else change time). */
 function expectationOf(change: Change): Expected {
@@ -232,6 +203,12 @@ export function createMirror(options: MirrorOptions): Mirror {
           limiter.release(host);
         }
       };
+      // The temporary file is created while the GET is in flight: open(2) of a new file took 0.3-0.5
+      // ms on the publish-to-file path once the body had arrived. Only in a directory known to
+      // exist, so that a failed GET creates no directories.
+      let temporary: Temporary | undefined = dirs.has(dirname(path))
+        ? openTemporary(path)
+        : undefined;
       try {
         const res = await http.stream(change.uri, { timeoutMs: fetchTimeoutMs });
         if (res.status !== 200) {
@@ -247,9 +224,12 @@ export function createMirror(options: MirrorOptions): Mirror {
             // A small body is already in memory: the connection is free again, and the disk work
             // (open, write, fsync, rename) must not hold the host's fetch slot.
             if (body.complete) release();
+            const handedOver = temporary;
+            temporary = undefined; // writeVerified owns it now
             return await writeVerified(path, body.chunks, expectationOf(change), dirs, {
               bodyRead: release,
               ...(commit ? { commit } : {}),
+              ...(handedOver ? { temporary: handedOver } : {}),
             });
           } finally {
             await res.dump();
@@ -270,6 +250,7 @@ export function createMirror(options: MirrorOptions): Mirror {
         }
       } finally {
         release();
+        if (temporary) await discardTemporary(temporary);
       }
       const decision = decideRetry(outcome, attempt, clock(), {
         maxAttempts,
