@@ -25,6 +25,8 @@ export interface VerifierDeps {
   readonly concurrency: number;
   /** Verifications in flight per callback origin (default 4): one slow origin cannot take them all. */
   readonly perOrigin?: number;
+  /** How often the store is read again while the backlog waits for room (default 1 s). */
+  readonly backlogRefreshMs?: number;
   readonly onSubscribed: (s: Subscription) => void;
   readonly onUnsubscribed: (s: Subscription) => void;
 }
@@ -237,9 +239,10 @@ export class VerificationWorker {
   /** A read of the store within BACKLOG_REFRESH_MS; one already due sooner is kept. */
   private armBacklogRefresh(): void {
     if (this.closed) return;
-    const at = this.deps.now() + BACKLOG_REFRESH_MS;
+    const every = this.deps.backlogRefreshMs ?? BACKLOG_REFRESH_MS;
+    const at = this.deps.now() + every;
     if (this.timer && this.timerAt <= at) return;
-    this.setTimer(BACKLOG_REFRESH_MS);
+    this.setTimer(every);
   }
 
   private setTimer(delayMs: number): void {
