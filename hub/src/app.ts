@@ -234,9 +234,9 @@ export function createApp(deps: AppDeps): Hono {
         return answerRefusal(c, BODY_REFUSAL[body.code], body.reason);
       }
       const r = await deps.publishing.acceptNotification({
+        admission,
         contentType: contentType!,
-        linkHeader,
-        authorization,
+        linkHeader: linkHeader!, // admitted: it was there
         body: body.bytes,
       });
       // RT-7, M-2: 200 only once the notification is durably stored.

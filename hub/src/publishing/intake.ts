@@ -3,7 +3,7 @@ import { linksWithRel, parseLinkHeader, normaliseTopicUrl } from '@rsnotify/shar
 import { checkHttpUrl } from '@rsnotify/shared';
 import type { Refusal } from '../errors/index.js';
 import type { SourceRecord } from '../store/index.js';
-import { authorizePublish, bearerToken, findOwner, tokenMatches } from '../tenants/index.js';
+import { authorizePublish, bearerToken, tokenMatches } from '../tenants/index.js';
 
 export type IntakeCheck<T> =
   | { readonly ok: true; readonly value: T }
@@ -57,8 +57,20 @@ export function readIntakeLinks(linkHeader: string | undefined): IntakeCheck<Int
   return { ok: true, value: { topicAsSent: selfs[0]!, topic, hubs } };
 }
 
+/** A publish its headers admit: the body may be read, and is then checked and stored. */
+export interface AdmittedPublish {
+  readonly ok: true;
+  /** WH-6 normalised: the channel key. */
+  readonly topic: string;
+  /** rel=self exactly as sent (for the RT-2 topic check). */
+  readonly topicAsSent: string;
+  /** The Source owning the topic (none only with open publishing). */
+  readonly source: SourceRecord | undefined;
+  readonly authenticated: boolean;
+}
+
 export type Admission =
-  | { readonly ok: true; readonly topic: string; readonly authenticated: boolean }
+  | AdmittedPublish
   | {
       readonly ok: false;
       readonly refusal: Refusal & ('malformed' | 'not-owner' | 'missing-token' | 'wrong-token');
@@ -92,9 +104,9 @@ export function admitPublish(
   const auth = authorizePublish(sources, topic, token, openPublishing);
   if (!auth.ok)
     return { ok: false, refusal: auth.refusal, reason: auth.reason, code: 'unauthorized', topic };
-  const owner = findOwner(sources, topic);
+  const owner = auth.source;
   const authenticated =
     !openPublishing ||
     (owner !== undefined && token !== undefined && tokenMatches(token, owner.tokenHash));
-  return { ok: true, topic, authenticated };
+  return { ok: true, topic, topicAsSent: links.value.topicAsSent, source: owner, authenticated };
 }

@@ -14,7 +14,7 @@ import {
 import type { Logger, HubMetrics } from '../observability/index.js';
 import type { HubRepository, StoredNotification } from '../store/index.js';
 import { authorizePublish, bearerToken, type TenantDirectory } from '../tenants/index.js';
-import { admitPublish, readIntakeLinks, type Admission } from './intake.js';
+import { admitPublish, type Admission, type AdmittedPublish } from './intake.js';
 import type { Refusal } from '../errors/index.js';
 import type { TopicChecker } from './topic-check.js';
 import { deliveryTarget } from '../outbound/index.js';
@@ -80,23 +80,18 @@ export class PublishingService {
     return a;
   }
 
-  /** RT-4 intake: `body` is the request body as received; it is stored and relayed byte for byte. */
+  /**
+   * RT-4 intake of a publish `admit` let in (its Link header and token were decided once, before
+   * the body was read): `body` is the request body as received; it is stored and relayed byte for
+   * byte.
+   */
   async acceptNotification(req: {
+    admission: AdmittedPublish;
     contentType: string;
-    linkHeader: string | undefined;
-    authorization: string | undefined;
+    linkHeader: string;
     body: Buffer;
   }): Promise<PublishResult> {
-    const links = readIntakeLinks(req.linkHeader);
-    if (!links.ok) return this.reject(links.refusal, links.reason, 'links', {});
-    const topic = links.value.topic;
-    const auth = authorizePublish(
-      await this.deps.tenants.sources(),
-      topic,
-      bearerToken(req.authorization),
-      this.deps.openPublishing,
-    );
-    if (!auth.ok) return this.reject(auth.refusal, auth.reason, 'unauthorized', { topic });
+    const { topic, source } = req.admission;
     try {
       // RN-1..RN-3 (RT-7: a malformed payload is refused). The parse is a check only: the stored bytes are the received ones.
       await checkChangeNotificationInSlices(req.body, { maxBytes: this.deps.maxBodyBytes });
@@ -107,15 +102,12 @@ export class PublishingService {
           d.code === 'RS_TOO_LARGE' ? 'too-large' : 'malformed',
           d.message,
           d.code ?? 'invalid',
-          {
-            topic,
-            source: auth.source?.name,
-          },
+          { topic, source: source?.name },
         );
       throw err;
     }
     const receivedAt = this.deps.now();
-    const stored = await this.store(topic, req.contentType, req.linkHeader!, req.body, receivedAt);
+    const stored = await this.store(topic, req.contentType, req.linkHeader, req.body, receivedAt);
     this.deps.metrics.notificationsAccepted.inc({ kind: 'resourcesync' });
     if (this.deps.logger.isLevelEnabled('debug')) {
       this.deps.logger.debug(
@@ -124,12 +116,12 @@ export class PublishingService {
           topic,
           seq: stored.seq,
           bytes: req.body.length,
-          source: auth.source?.name,
+          source: source?.name,
         },
         'notification accepted',
       );
     }
-    this.deps.topicChecker?.maybeCheck(topic, links.value.topicAsSent);
+    this.deps.topicChecker?.maybeCheck(topic, req.admission.topicAsSent);
     return { ok: true, notifications: [{ topic, seq: stored.seq }] };
   }
 
