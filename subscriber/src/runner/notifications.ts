@@ -175,7 +175,8 @@ async function applyNotification(
 ): Promise<Transition | undefined> {
   const changes = notificationChanges(await ctx.notificationBody(effect.id), effect.after);
   const results = await supersedeOutdated(ctx, await ctx.mirror.apply(changes), effect.until);
-  const failed = await recordResults(ctx, results);
+  // The events join the row's state and the position in one commit (processTransition awaits them).
+  const failed = await recordResults(ctx, results, ctx.writesWithPosition);
   if (failed > 0) {
     ctx.applyFailures++;
     const delay = retryDelayMs(ctx.applyFailures, APPLY_RETRY, ctx.rt.random);

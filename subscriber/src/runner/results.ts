@@ -101,11 +101,14 @@ function failureEvent(
 /**
  * Records each outcome (events table, metrics); returns how many failed in a way that must hold the
  * position (promise 3). A URI refused by the path mapping (promise 4) or gone at the Source is
- * recorded and reported but cannot block: no retry will ever bring it.
+ * recorded and reported but cannot block: no retry will ever bring it. With `writes`, the events'
+ * write is added there instead of awaited (the caller submits more writes in the same turn, so all
+ * of them share one commit).
  */
 export async function recordResults(
   ctx: RunnerContext,
   results: readonly ApplyResult[],
+  writes?: Promise<unknown>[],
 ): Promise<number> {
   const now = ctx.now();
   const events: EventRecord[] = [];
@@ -131,7 +134,9 @@ export async function recordResults(
       event,
     );
   }
-  await ctx.rt.repo.addEvents(ctx.source.id, events);
+  const recorded = ctx.rt.repo.addEvents(ctx.source.id, events);
+  if (writes) writes.push(recorded);
+  else await recorded;
   if (events.length > failed) ctx.lastAppliedAt = now; // persisted with the next position write
   if (firstError) await ctx.setError(firstError);
   return failed;
