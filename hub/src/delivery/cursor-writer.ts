@@ -1,9 +1,15 @@
 // Cursor moves are written in batches: every delivery outcome marks its subscription's cursor dirty,
-// and one transaction a few milliseconds later writes all of them (given-up records first). A crash
-// replays from the last written cursor (at-least-once, promise 1). While the database is away the
+// and one transaction 100 ms later writes all of them (given-up records first). A crash replays from
+// the last written cursor (at-least-once, promise 1): at most the last ~100 ms of deliveries are sent
+// again. The window is what makes the writes cheap under load: at 1,000 subscriptions each cursor
+// moves about every 40 ms, so a 5 ms window wrote one row per delivery (~3 µs of the hub's ~34 µs);
+// per 100 ms each row covers several deliveries. While the database is away the
 // batch is kept and retried with a growing pause (up to 1 s), never dropped.
 import type { Logger } from '../observability/index.js';
 import type { CursorUpdate, HubRepository } from '../store/index.js';
+
+/** How long cursor moves are gathered before one transaction writes them (see the top). */
+export const CURSOR_FLUSH_DELAY_MS = 100;
 
 export interface CursorWriterDeps {
   readonly store: Pick<HubRepository, 'saveCursors'>;
@@ -58,7 +64,7 @@ export class CursorWriter {
     this.flushTimer = setTimeout(() => {
       this.flushTimer = undefined;
       void this.flush();
-    }, this.deps.flushDelayMs ?? 5);
+    }, this.deps.flushDelayMs ?? CURSOR_FLUSH_DELAY_MS);
   }
 
   /** Writes the gathered cursor moves in one transaction. */
