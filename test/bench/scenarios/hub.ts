@@ -253,9 +253,22 @@ const scenario: BenchScenario = {
       const p = await interleave(ROUNDS, {
         hub: () => publishRate(h.url, h.child.pid!, token, h.url, total, settings),
         bare: () => publishRate(bare, receivers.pid, token, h.url, total, settings),
-      });
+        ...(b
+          ? {
+              base: () =>
+                publishRate(b.hub.url, b.hub.child.pid!, b.token, b.hub.url, total, settings),
+            }
+          : {}),
+      } as Record<'hub' | 'bare' | 'base', () => Promise<Measured & { concurrency: number }>>);
       const ph = summary(p.hub);
       const pb = summary(p.bare);
+      if (b) {
+        const rate = spread(p.hub.map((m, i) => m.perSecond / p.base[i]!.perSecond));
+        const cpu = spread(p.hub.map((m, i) => m.cpuUsPerOp / p.base[i]!.cpuUsPerOp));
+        ctx.log(
+          `  publishes, this hub / base, per round: rate ${describeSpread(rate)}, CPU per publish ${describeSpread(cpu)} (base ${summary(p.base).cpu.toFixed(0)} µs)`,
+        );
+      }
       rows.push({
         scenario: 'hub publish',
         figure: 'accepted durable ResourceSync publishes/s (parse + SQLite commit before 200)',
