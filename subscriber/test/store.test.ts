@@ -149,6 +149,31 @@ test('open inbox rows come back oldest first; finished ones do not', async (t) =
   assert.equal((await store.counters(src.id)).openInbox, 3);
 });
 
+test('status counters: the newest until is that of the newest row carrying one, whatever its state', async (t) => {
+  const { store } = await tempStore(t);
+  const src = await store.ensureSource('a', 'http://x/');
+  const other = await store.ensureSource('b', 'http://y/');
+  const insert = (sourceId: number) =>
+    store.insertInbox({ sourceId, receivedAt: 0, body: Buffer.from('x'), signature: 'ok' });
+  assert.equal((await store.counters(src.id)).newestUntil, undefined);
+  const rows = [];
+  for (let i = 0; i < 6; i++) rows.push(await insert(src.id));
+  // Finished in another order than received; a newer row of another Source; newer rows without one.
+  await store.updateInbox(rows[3]!, { state: 'applied', from: 'a3', until: 'u3' });
+  await store.updateInbox(rows[1]!, { state: 'superseded', from: 'a1', until: 'u1' });
+  await store.updateInbox(rows[4]!, { state: 'buffered', from: 'a4', until: 'u4' });
+  await store.updateInbox(rows[0]!, { state: 'applied', from: 'a0', until: 'u0' });
+  await store.updateInbox(rows[5]!, { state: 'invalid', error: 'bad' });
+  const theirs = await insert(other.id);
+  await store.updateInbox(theirs, { state: 'applied', from: 'b', until: 'ub' });
+  assert.equal((await store.counters(src.id)).newestUntil, 'u4');
+  await store.updateInbox(rows[4]!, { state: 'superseded' });
+  assert.equal((await store.counters(src.id)).newestUntil, 'u4', 'a state change keeps the until');
+  await store.updateInbox(rows[5]!, { state: 'applied', from: 'a5', until: 'u5' });
+  assert.equal((await store.counters(src.id)).newestUntil, 'u5');
+  assert.equal((await store.counters(other.id)).newestUntil, 'ub');
+});
+
 test('subscriptions: insert, find by token, update', async (t) => {
   const { store } = await tempStore(t);
   const src = await store.ensureSource('a', 'http://x/');

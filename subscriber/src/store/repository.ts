@@ -62,6 +62,12 @@ export type SubscriptionPatch = Partial<
 
 export type InboxState = 'new' | 'buffered' | 'applying' | 'applied' | 'superseded' | 'invalid';
 export const OPEN_INBOX_STATES: readonly InboxState[] = ['new', 'buffered', 'applying'];
+export const INBOX_STATES: readonly InboxState[] = [
+  ...OPEN_INBOX_STATES,
+  'applied',
+  'superseded',
+  'invalid',
+];
 
 export interface InboxRow {
   readonly id: number;

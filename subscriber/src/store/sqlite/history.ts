@@ -3,6 +3,7 @@
 import { and, count, desc, eq, inArray, isNotNull, lt, ne, sql } from 'drizzle-orm';
 import * as schema from '../schema.js';
 import {
+  INBOX_STATES,
   OPEN_INBOX_STATES,
   type CatchUpReason,
   type CatchUpRecord,
@@ -160,13 +161,26 @@ export class HistoryQueries extends StoreQueries {
       )
       .get();
     // Lexical untils of one Source share one format in practice; the daemon computes exact lag itself.
-    const newest = this.db
-      .select({ until: schema.inbox.until })
-      .from(schema.inbox)
-      .where(and(eq(schema.inbox.sourceId, sourceId), isNotNull(schema.inbox.until)))
-      .orderBy(desc(schema.inbox.id))
-      .limit(1)
-      .get();
+    // The newest row with an `until`, looked up per state through the (source, state, id) index:
+    // one query over all states sorted every inbox row of the Source (24 ms at 100,000 rows, on the
+    // event loop, for every status request).
+    let newest: { id: number; until: string | null } | undefined;
+    for (const state of INBOX_STATES) {
+      const row = this.db
+        .select({ id: schema.inbox.id, until: schema.inbox.until })
+        .from(schema.inbox)
+        .where(
+          and(
+            eq(schema.inbox.sourceId, sourceId),
+            eq(schema.inbox.state, state),
+            isNotNull(schema.inbox.until),
+          ),
+        )
+        .orderBy(desc(schema.inbox.id))
+        .limit(1)
+        .get();
+      if (row && (!newest || row.id > newest.id)) newest = row;
+    }
     const totals = this.db
       .select({
         applied: schema.sources.changesApplied,
