@@ -10,7 +10,6 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { startHub, type RunningHub } from '@rsnotify/hub';
@@ -20,7 +19,7 @@ import {
   type Checkpointer,
   type CheckpointerOptions,
 } from '@rsnotify/service-kit';
-import { tempDir, waitFor } from '@rsnotify/service-kit/testing';
+import { logLines, tempDir, waitFor } from '@rsnotify/service-kit/testing';
 import { createLogger } from '../src/observability/logger.js';
 
 const driver = createRequire(import.meta.url).resolve('better-sqlite3');
@@ -142,14 +141,7 @@ test("checkpointer: stop() resolves once the worker connection is closed, so the
 async function hubWithCheckpointer(t: { after: (fn: () => Promise<void> | void) => void }) {
   const dir = await tempDir('rsn-hub-ckpt-');
   const dbFile = join(dir.dir, 'hub.db');
-  const events: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      for (const line of String(chunk).split('\n').filter(Boolean))
-        events.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
+  const log = logLines();
   const workers: Worker[] = [];
   const started = (w: Worker): void => void workers.push(w);
   process.on('worker', started);
@@ -160,7 +152,7 @@ async function hubWithCheckpointer(t: { after: (fn: () => Promise<void> | void) 
       port: 0,
       dbFile,
       allowPrivateNetworks: true,
-      logger: createLogger('info', sink),
+      logger: createLogger('info', log.sink),
     });
   } finally {
     process.off('worker', started);
@@ -170,8 +162,7 @@ async function hubWithCheckpointer(t: { after: (fn: () => Promise<void> | void) 
     await dir.remove();
   });
   assert.equal(workers.length, 1, 'the hub starts one worker thread: the checkpointer');
-  const logged = (event: string) => events.filter((e) => e.event === event);
-  return { hub, dbFile, worker: workers[0]!, logged };
+  return { hub, dbFile, worker: workers[0]!, logged: log.of };
 }
 
 test('hub: a checkpoint worker that dies is logged as store.checkpoint_failed with the database file', async (t) => {

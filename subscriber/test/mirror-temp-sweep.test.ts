@@ -8,8 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { resourceSyncXml } from '@rsnotify/service-kit/testing';
+import { logLines, resourceSyncXml } from '@rsnotify/service-kit/testing';
 import { isLeftoverTemp, TEMP_FILE_PREFIX, uriToMirrorPath } from '../src/mirror/index.js';
 import { createLogger } from '../src/observability/index.js';
 import { startSubscriber } from '../src/service.js';
@@ -98,14 +97,7 @@ test('the daemon removes exactly the leftover temporaries under mirrorDir before
   // Everything above was changed before the daemon starts (ctime has millisecond resolution here).
   await sleep(5);
 
-  const events: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const l of chunk.toString('utf8').split('\n'))
-        if (l.trim()) events.push(JSON.parse(l) as Record<string, unknown>);
-      done();
-    },
-  });
+  const log = logLines();
   const sub = await startSubscriber(
     {
       listen: { host: '127.0.0.1', port: 0 },
@@ -114,10 +106,10 @@ test('the daemon removes exactly the leftover temporaries under mirrorDir before
       logLevel: 'info',
       sources: [{ name: 's', url: `${base}/.well-known/resourcesync`, mirrorDir }],
     },
-    { logger: createLogger('info', sink) },
+    { logger: createLogger('info', log.sink) },
   );
   t.after(() => sub.close());
-  const index = (event: string): number => events.findIndex((e) => e.event === event);
+  const index = (event: string): number => log.events.findIndex((e) => e.event === event);
   await waitFor(() => index('baseline.completed') >= 0, 30_000, 'the baseline completed');
 
   for (const f of temporaries) assert.equal(existsSync(f), false, `${f} removed`);
@@ -130,7 +122,7 @@ test('the daemon removes exactly the leftover temporaries under mirrorDir before
     'the baseline wrote its file',
   );
 
-  const swept = events.filter((e) => e.event === 'mirror.temp_swept');
+  const swept = log.of('mirror.temp_swept');
   assert.equal(swept.length, 1, 'one line for the mirror');
   assert.deepEqual(
     { source: swept[0]!.source, mirrorDir: swept[0]!.mirrorDir, removed: swept[0]!.removed },
@@ -139,5 +131,5 @@ test('the daemon removes exactly the leftover temporaries under mirrorDir before
   assert.equal(swept[0]!.failed, 0);
   assert.ok(index('mirror.temp_swept') < index('baseline.started'), 'swept before the baseline');
   // Paths are not logged one by one.
-  assert.ok(!JSON.stringify(events).includes('1a2b3c4d5e6f'));
+  assert.ok(!JSON.stringify(log.events).includes('1a2b3c4d5e6f'));
 });
