@@ -61,8 +61,14 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
     ? loadSecretKeyFile(config.secretKeyFile)
     : PLAINTEXT_SECRETS;
   // The bridge's tables live beside the hub's (SQLite: one connection; PostgreSQL: one pool), so a
-  // poll commits in one transaction with the notifications it made.
-  const sqliteStores = where.engine === 'sqlite' ? openSqliteStores(where.file) : undefined;
+  // poll commits in one transaction with the notifications it made. A failed checkpointer is logged.
+  const onCheckpointFailed = (error: string): void =>
+    logger.warn(
+      { event: 'store.checkpoint_failed', file: config.dbFile, error },
+      'checkpoint failed',
+    );
+  const sqliteStores =
+    where.engine === 'sqlite' ? openSqliteStores(where.file, { onCheckpointFailed }) : undefined;
   const store: HubRepository = sqliteStores?.repository ?? (await openRepository(config.dbFile));
   const pgStore = where.engine === 'postgres' ? (store as PostgresRepository) : undefined;
   try {

@@ -22,7 +22,7 @@ runAdminStoreContract('sqlite', async () => {
     admin,
     close: async () => {
       await admin.close();
-      repo.close();
+      await repo.close();
     },
   };
 });

@@ -39,11 +39,11 @@ test('packaging: the template unit reads the database URL from an EnvironmentFil
   assert.doesNotMatch(text, /^ExecStart=.*postgres:\/\//m);
 });
 
-test('SQLite: the database file is created 0600 (it holds subscriber secrets)', () => {
+test('SQLite: the database file is created 0600 (it holds subscriber secrets)', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'rsnotify-hub-mode-'));
   try {
     const file = join(dir, 'hub.db');
-    openSqliteRepository(file).close();
+    await openSqliteRepository(file).close();
     assert.equal(statSync(file).mode & 0o777, 0o600);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -3,20 +3,24 @@
 // worker copies the WAL into the database file; a worker that fails gives the connection its
 // automatic checkpoint back and says why; stop() ends the worker's connection before the caller
 // closes its own. Tested here because service-kit has no SQLite driver of its own (the hub's is used).
+// Then through the real hub: a worker that dies is logged, and the hub's shutdown waits for it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { startHub, type RunningHub } from '@rsnotify/hub';
 import {
   startCheckpointer,
   SQLITE_AUTOCHECKPOINT_PAGES,
   type Checkpointer,
   type CheckpointerOptions,
 } from '@rsnotify/service-kit';
-import { tempDir, waitFor } from '@rsnotify/service-kit/testing';
+import { logLines, tempDir, waitFor } from '@rsnotify/service-kit/testing';
+import { createLogger } from '../src/observability/logger.js';
 
 const driver = createRequire(import.meta.url).resolve('better-sqlite3');
 
@@ -128,4 +132,64 @@ test("checkpointer: stop() resolves once the worker connection is closed, so the
   sqlite.close();
   assert.equal(existsSync(`${file}-wal`), false, 'the last connection to close removes the WAL');
   assert.deepEqual(failures, []);
+});
+
+/**
+ * A real hub on a SQLite file in a temp directory, its log lines parsed, and the worker threads it
+ * started (process 'worker' events while it started: the checkpoint worker is its only one).
+ */
+async function hubWithCheckpointer(t: { after: (fn: () => Promise<void> | void) => void }) {
+  const dir = await tempDir('rsn-hub-ckpt-');
+  const dbFile = join(dir.dir, 'hub.db');
+  const log = logLines();
+  const workers: Worker[] = [];
+  const started = (w: Worker): void => void workers.push(w);
+  process.on('worker', started);
+  let hub: RunningHub;
+  try {
+    hub = await startHub({
+      host: '127.0.0.1',
+      port: 0,
+      dbFile,
+      allowPrivateNetworks: true,
+      logger: createLogger('info', log.sink),
+    });
+  } finally {
+    process.off('worker', started);
+  }
+  t.after(async () => {
+    await hub.close();
+    await dir.remove();
+  });
+  assert.equal(workers.length, 1, 'the hub starts one worker thread: the checkpointer');
+  return { hub, dbFile, worker: workers[0]!, logged: log.of };
+}
+
+test('hub: a checkpoint worker that dies is logged as store.checkpoint_failed with the database file', async (t) => {
+  const { hub, dbFile, worker, logged } = await hubWithCheckpointer(t);
+  // The thread ends from outside, as a crash of the worker would end it.
+  await worker.terminate();
+  await waitFor(() => logged('store.checkpoint_failed').length > 0, {
+    what: 'store.checkpoint_failed logged',
+  });
+  const [line, ...more] = logged('store.checkpoint_failed');
+  assert.equal(line!.level, 40, 'a warning');
+  assert.equal(line!.file, dbFile);
+  assert.match(String(line!.error), /checkpoint worker exited/);
+  assert.deepEqual(more, [], 'told once');
+  // The hub goes on (its connection checkpoints by itself now) and still stops cleanly.
+  const health = await fetch(new URL('/healthz', hub.url));
+  assert.equal(health.status, 200);
+});
+
+test('hub: close() resolves only once the checkpoint worker has ended; a stopped worker is no failure', async (t) => {
+  const { hub, dbFile, worker, logged } = await hubWithCheckpointer(t);
+  let ended = false;
+  worker.once('exit', () => (ended = true));
+  await hub.close();
+  assert.equal(ended, true, 'the worker thread has exited when close() resolves');
+  // Its connection, the last one to close, checkpointed what was left and removed the WAL.
+  assert.equal(existsSync(`${dbFile}-wal`), false);
+  assert.deepEqual(logged('store.checkpoint_failed'), []);
+  assert.equal(logged('hub.stopped').length, 1);
 });

@@ -19,10 +19,10 @@ runRepositoryContract('sqlite', async () => {
   return { repo: openSqliteRepository(file), reopen: async () => openSqliteRepository(file) };
 });
 
-test('sqlite: WAL mode, migrations recorded once, reopening an existing database is a no-op', () => {
+test('sqlite: WAL mode, migrations recorded once, reopening an existing database is a no-op', async () => {
   const file = join(root, 'wal', 'hub.db');
-  openSqliteRepository(file).close();
-  openSqliteRepository(file).close();
+  await openSqliteRepository(file).close();
+  await openSqliteRepository(file).close();
   const db = new Database(file, { readonly: true });
   try {
     assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
@@ -107,6 +107,6 @@ test('sqlite: promise 1: a large body is staged in parts that count only once it
     );
   } finally {
     peek.close();
-    repo.close();
+    await repo.close();
   }
 });

@@ -44,6 +44,7 @@ export async function listen(server: Server, host: string, port: number): Promis
 }
 
 export function buildRuntime(cfg: ResolvedConfig, options: StartOptions): Omit<Runtime, 'subDeps'> {
+  const startedAtMs = Date.now();
   mkdirSync(cfg.dataDir, { recursive: true });
   const logger = options.logger ?? createLogger(cfg.logLevel);
   const file = join(cfg.dataDir, DB_FILE);
@@ -70,6 +71,7 @@ export function buildRuntime(cfg: ResolvedConfig, options: StartOptions): Omit<R
       connections: 4,
     }),
     clock: clockFunction(options.clock ?? systemClock),
+    startedAtMs,
     random: options.random ?? systemRandom,
     leasePolicy: {
       ...DEFAULT_LEASE_POLICY,

@@ -318,6 +318,7 @@ export async function runnerRig(
     fetcher: pageFetcherFrom(source),
     hubAgent: undefined as unknown as Agent, // only hooks use it; none are configured
     clock: () => clock.now,
+    startedAtMs: Date.now(),
     random: () => 0.5,
     leasePolicy: DEFAULT_LEASE_POLICY,
     timers: clock,

@@ -173,6 +173,10 @@ export interface HubLogEvents {
     name: string;
     topicPrefixes: readonly string[];
   };
+  'store.checkpoint_failed': {
+    file: string;
+    error: string;
+  };
   'store.cursor_save_failed': {
     err: unknown;
     count: number;
@@ -294,6 +298,7 @@ export const HUB_LOG_EVENTS = Object.keys({
   'request.rejected': true,
   'request.store_unavailable': true,
   'source.added': true,
+  'store.checkpoint_failed': true,
   'store.cursor_save_failed': true,
   'store.error': true,
   'subscription.denied': true,

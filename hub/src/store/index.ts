@@ -18,7 +18,7 @@
 export type * from './repository.js';
 export type * from './bridge-repository.js';
 export { StoreError, isStoreUnavailable } from './errors.js';
-export { openSqliteRepository, openSqliteStores } from './sqlite/index.js';
+export { openSqliteRepository, openSqliteStores, type OpenSqliteOptions } from './sqlite/index.js';
 export { openPostgresRepository, type PostgresRepository } from './postgres/index.js';
 export type {
   ClaimedSubscription,

@@ -158,6 +158,9 @@ export interface HubRepository {
   rescheduleIntent(id: number, attempts: number, nextAttemptAt: number): Promise<void>;
 
   ping(): Promise<void>;
-  /** SQLite closes at once; PostgreSQL ends its pool (await it before exiting). */
+  /**
+   * SQLite closes its connection at once and resolves once its checkpoint worker has ended;
+   * PostgreSQL ends its pool. Await it before exiting.
+   */
   close(): void | Promise<void>;
 }

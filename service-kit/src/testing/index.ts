@@ -70,6 +70,29 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
     });
   });
 }
+/**
+ * A logger destination that keeps the JSON lines written to it, parsed, in `events` (one event a
+ * line), for a test to wait for and inspect what a daemon logged: `createLogger('info', log.sink)`.
+ */
+export function logLines(): {
+  readonly sink: { write(chunk: string): void };
+  readonly events: Record<string, unknown>[];
+  /** The lines of one event, in order. */
+  readonly of: (event: string) => Record<string, unknown>[];
+} {
+  const events: Record<string, unknown>[] = [];
+  return {
+    sink: {
+      write(chunk) {
+        for (const line of chunk.split('\n'))
+          if (line.trim()) events.push(JSON.parse(line) as Record<string, unknown>);
+      },
+    },
+    events,
+    of: (event) => events.filter((e) => e.event === event),
+  };
+}
+
 export { readmeLogEvents } from './readme.js';
 export {
   changeNotificationXml,

@@ -203,3 +203,25 @@ export function uriToMirrorPath(mirrorDir: string, uri: string): string {
 export function isTempFileName(name: string): boolean {
   return name.startsWith(TEMP_FILE_PREFIX);
 }
+
+/** A directory entry of the mirror, as the start-up sweep sees it (lstat: links not followed). */
+export interface MirrorEntry {
+  readonly name: string;
+  /** A regular file: not a directory, nor a symbolic link (whatever it points to). */
+  readonly isFile: boolean;
+  /** Its status change time (ctime), ms since the epoch. */
+  readonly changedAtMs: number;
+}
+
+/**
+ * Whether the start-up sweep removes `entry`: a temporary file a process killed between creating
+ * and renaming it left behind (nothing else ever removes one). Only a regular file with a temporary
+ * name: no URI maps to one, and the writer never makes a link or a directory under such a name. And
+ * only one last changed before this process started: nothing makes sure a single daemon owns a
+ * mirror, so a temporary that changed since may be another process's, still being written. The
+ * status change time, because the writer sets a temporary's mtime to the entry's lastmod (writer.ts).
+ */
+export function isLeftoverTemp(entry: MirrorEntry, startedAtMs: number): boolean {
+  // Compared at the millisecond: `startedAtMs` is Date.now(), a ctime has sub-millisecond digits.
+  return entry.isFile && isTempFileName(entry.name) && Math.floor(entry.changedAtMs) <= startedAtMs;
+}

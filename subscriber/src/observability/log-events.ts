@@ -159,6 +159,11 @@ export interface SubscriberLogEvents {
     code?: string | undefined;
     error?: string | undefined;
   };
+  'mirror.temp_swept': {
+    mirrorDir: string;
+    removed: number;
+    failed: number;
+  };
   'notification.applied': {
     inboxId: number;
     until: string;
@@ -352,6 +357,7 @@ export const SUBSCRIBER_LOG_EVENTS = Object.keys({
   'mirror.outdated_change': true,
   'mirror.path_refused': true,
   'mirror.resource_gone': true,
+  'mirror.temp_swept': true,
   'notification.applied': true,
   'notification.invalid': true,
   'notification.received': true,

@@ -60,6 +60,11 @@ export interface Runtime {
   readonly fetcher: PageFetcher;
   readonly hubAgent: Agent;
   readonly clock: () => number;
+  /**
+   * When this process's runtime was built (Date.now(), not `clock`: it is compared with the file
+   * times the kernel sets). The mirror's temporaries changed since are not swept at start.
+   */
+  readonly startedAtMs: number;
   readonly random: () => number;
   readonly leasePolicy: LeasePolicy;
   readonly subDeps?: SubscriptionDeps;

@@ -7,7 +7,7 @@ import { parseDateTime } from '@rsnotify/shared';
 import type { ReconcileResult } from '../audit/index.js';
 import type { SourceConfig } from '../config.js';
 import { createHookRunner, type HookRunner } from '../hooks/index.js';
-import { createMirror, migrateMirrorLayout } from '../mirror/index.js';
+import { createMirror, migrateMirrorLayout, sweepTempFiles } from '../mirror/index.js';
 import { initialOrderingState } from '../ordering/index.js';
 import { sourceStatus, type SourceStatus } from '../status/index.js';
 import {
@@ -81,7 +81,18 @@ export class SourceRunner {
         }
       },
     });
+    await this.sweepTemporaries();
     await this.migrateLayout();
+  }
+
+  /** Removes the temporaries a killed writer left in the mirror, before anything is applied. */
+  private async sweepTemporaries(): Promise<void> {
+    const { removed, failed } = await sweepTempFiles(this.cfg.mirrorDir, this.rt.startedAtMs);
+    if (removed + failed === 0) return;
+    this.ctx.log.info(
+      { event: 'mirror.temp_swept', mirrorDir: this.cfg.mirrorDir, removed, failed },
+      'mirror.temp_swept',
+    );
   }
 
   /**

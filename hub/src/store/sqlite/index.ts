@@ -29,15 +29,29 @@ export { StoreError };
 /** The driver the checkpoint worker loads (service-kit has none of its own). */
 const driver = createRequire(import.meta.url).resolve('better-sqlite3');
 
-/** SQLite closes synchronously: callers need not await close(). */
-export type SqliteHubRepository = Omit<HubRepository, 'close'> & { close(): void };
+/**
+ * close() closes the connection at once (a caller that does not await it finds the store closed);
+ * its promise resolves once the checkpoint worker has ended, which a daemon's shutdown awaits.
+ */
+export type SqliteHubRepository = Omit<HubRepository, 'close'> & { close(): Promise<void> };
 
-export function openSqliteRepository(file: string): SqliteHubRepository {
-  return openSqliteStores(file).repository;
+export interface OpenSqliteOptions {
+  /** The checkpoint worker failed: the connection checkpoints by itself again (the daemon logs it). */
+  readonly onCheckpointFailed?: (reason: string) => void;
+}
+
+export function openSqliteRepository(
+  file: string,
+  options: OpenSqliteOptions = {},
+): SqliteHubRepository {
+  return openSqliteStores(file, options).repository;
 }
 
 /** The hub repository and the bridge's store on one connection (one transaction can span both). */
-export function openSqliteStores(file: string): {
+export function openSqliteStores(
+  file: string,
+  options: OpenSqliteOptions = {},
+): {
   repository: SqliteHubRepository;
   bridge: BridgeRepository;
 } {
@@ -63,14 +77,20 @@ export function openSqliteStores(file: string): {
   migrate(db, { migrationsFolder });
   const inMemory = file === ':memory:' || file.startsWith('file:');
   // WAL checkpoints on a worker thread, not inside the commit on the event loop (see service-kit's
-  // checkpointer.ts). close() is synchronous: the worker ends on its own after the connection.
+  // checkpointer.ts). close() closes this connection at once and resolves when the worker has ended
+  // (its connection, then the last one, checkpoints what is left and removes the WAL).
   // Under sustained publishing and cursor batches the hub commits faster than a checkpoint on
   // another connection completes, so the WAL restarts only when this connection catches up itself.
   const checkpointer = inMemory
     ? undefined
-    : startCheckpointer(sqlite, { file, driver, restartPages: 4 * SQLITE_AUTOCHECKPOINT_PAGES });
+    : startCheckpointer(sqlite, {
+        file,
+        driver,
+        restartPages: 4 * SQLITE_AUTOCHECKPOINT_PAGES,
+        ...(options.onCheckpointFailed ? { onFailed: options.onCheckpointFailed } : {}),
+      });
   return {
-    repository: new SqliteRepository(sqlite, db, () => void checkpointer?.stop()),
+    repository: new SqliteRepository(sqlite, db, () => checkpointer?.stop() ?? Promise.resolve()),
     bridge: createSqliteBridgeRepository(sqlite),
   };
 }

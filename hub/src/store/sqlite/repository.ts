@@ -59,7 +59,8 @@ export class SqliteRepository implements HubRepository {
   constructor(
     private readonly sqlite: Database.Database,
     private readonly db: BetterSQLite3Database<typeof schema>,
-    private readonly onClose: () => void = () => undefined,
+    /** Stops the checkpoint worker; resolves once it has ended. */
+    private readonly onClose: () => Promise<void> = () => Promise.resolve(),
   ) {
     this.ctx = { sqlite, db };
     this.bumpTopic = sqlite
@@ -356,9 +357,11 @@ export class SqliteRepository implements HubRepository {
     this.sqlite.prepare('SELECT 1').get();
   }
 
-  close(): void {
-    this.onClose();
+  /** Closes the connection at once; resolves once the checkpoint worker has ended too. */
+  close(): Promise<void> {
+    const workerEnded = this.onClose();
     if (this.sqlite.open) this.appends.close();
     if (this.sqlite.open) this.sqlite.close();
+    return workerEnded;
   }
 }
