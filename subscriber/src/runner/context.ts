@@ -57,6 +57,9 @@ export class NamedTimers {
 /** One step at a time, in order; a step that throws is logged and the lane goes on. */
 export class Lane {
   private tail: Promise<void> = Promise.resolve();
+  /** Writes of finished steps that are still committing (see `trail`). */
+  private readonly trailing = new Set<Promise<void>>();
+  private settledView: Promise<void> = this.tail;
 
   constructor(
     private readonly log: Logger,
@@ -67,15 +70,42 @@ export class Lane {
   enqueue(fn: () => Promise<void>): void {
     this.tail = this.tail
       .then(() => (this.isClosed() ? undefined : fn()))
-      .catch((err) => {
-        const e = describeError(err);
-        this.log.error({ event: this.event, code: e.code, error: e.message }, this.event);
-      });
+      .catch((err) => this.failed(err));
+    this.refresh();
   }
 
-  /** Resolves once every step enqueued so far has finished. */
+  /**
+   * Writes a step submitted as its last act and need not wait for: the next step starts while they
+   * commit, and its own writes join the same commit. `settled()` waits for them too; a failure is
+   * logged like a failed step.
+   */
+  trail(writes: Promise<unknown>): void {
+    const w: Promise<void> = writes
+      .then(
+        () => undefined,
+        (err: unknown) => this.failed(err),
+      )
+      .finally(() => this.trailing.delete(w));
+    this.trailing.add(w);
+    this.refresh();
+  }
+
+  /** Resolves once every step enqueued so far has finished and its writes are committed. */
   settled(): Promise<void> {
-    return this.tail;
+    return this.settledView;
+  }
+
+  // One promise until something is enqueued or trailed, so that callers can tell whether more came.
+  // The writes are looked at once the steps are done: those steps may trail more.
+  private refresh(): void {
+    this.settledView = this.tail.then(async () => {
+      while (this.trailing.size > 0) await Promise.all(this.trailing);
+    });
+  }
+
+  private failed(err: unknown): void {
+    const e = describeError(err);
+    this.log.error({ event: this.event, code: e.code, error: e.message }, this.event);
   }
 }
 
@@ -167,15 +197,16 @@ export class RunnerContext {
       this.lastAppliedAt === this.persistedAppliedAt
     )
       return;
+    const lastAppliedAt = this.lastAppliedAt;
     await this.rt.repo.savePosition(this.source.id, {
       syncedUntil,
       gapOpenedAt,
-      ...(this.lastAppliedAt !== undefined ? { lastAppliedAt: this.lastAppliedAt } : {}),
+      ...(lastAppliedAt !== undefined ? { lastAppliedAt } : {}),
     });
     this.persisted = {
       ...(syncedUntil !== undefined ? { syncedUntil } : {}),
       ...(gapOpenedAt !== undefined ? { gapOpenedAt } : {}),
     };
-    this.persistedAppliedAt = this.lastAppliedAt;
+    this.persistedAppliedAt = lastAppliedAt;
   }
 }

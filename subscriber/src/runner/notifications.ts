@@ -96,8 +96,14 @@ export async function processTransition(ctx: RunnerContext, t: Transition): Prom
   while (queue.length > 0 && !ctx.closed) {
     const next = await execute(ctx, queue.shift()!);
     if (next) ctx.ordering = next.state;
-    // Submitted in one turn, the effect's last writes and the position share a commit.
-    await Promise.all([...ctx.writesWithPosition.splice(0), next && ctx.persistOrdering()]);
+    // Submitted in one turn, the effect's last writes and the position share a commit. Nothing
+    // waits for it: the next effect or notification goes on meanwhile, so under a burst the
+    // writes of many notifications share one commit. The position still moves only after the
+    // apply it records (promise 3); group commits keep submission order, so a later position is
+    // never overwritten by an earlier one.
+    ctx.lane.trail(
+      Promise.all([...ctx.writesWithPosition.splice(0), next && ctx.persistOrdering()]),
+    );
     if (next) queue.push(...next.effects);
   }
   scheduleTick(ctx);

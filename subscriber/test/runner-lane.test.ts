@@ -1,0 +1,69 @@
+// The runner's lane: steps one at a time, in order; writes a step trails (submitted, not awaited)
+// let the next step start, and settled() still waits for them (tests and shutdown rely on it).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { logLines } from '@rsnotify/service-kit/testing';
+import { createLogger } from '../src/observability/index.js';
+import { Lane } from '../src/runner/context.js';
+
+function deferred(): { promise: Promise<void>; resolve: () => void; reject: (e: Error) => void } {
+  let resolve!: () => void;
+  let reject!: (e: Error) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+test('lane: a step that trails its writes lets the next step run; settled() waits for the writes', async () => {
+  const log = logLines();
+  const lane = new Lane(createLogger('info', log.sink), () => false);
+  const order: string[] = [];
+  const write = deferred();
+  lane.enqueue(async () => {
+    order.push('step 1');
+    lane.trail(write.promise.then(() => order.push('write 1 committed')));
+  });
+  lane.enqueue(async () => {
+    order.push('step 2');
+  });
+  let settled = false;
+  const done = lane.settled().then(() => (settled = true));
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(order, ['step 1', 'step 2'], 'step 2 did not wait for step 1 writes');
+  assert.equal(settled, false, 'settled() waits for the trailing write');
+  write.resolve();
+  await done;
+  assert.deepEqual(order, ['step 1', 'step 2', 'write 1 committed']);
+  assert.deepEqual(log.of('runner.error'), []);
+});
+
+test('lane: a trailing write that fails is logged as runner.error and does not stop the lane', async () => {
+  const log = logLines();
+  const lane = new Lane(createLogger('info', log.sink), () => false);
+  let ran = false;
+  lane.enqueue(async () => {
+    lane.trail(Promise.reject(new Error('disk full')));
+  });
+  lane.enqueue(async () => {
+    ran = true;
+  });
+  await lane.settled();
+  assert.equal(ran, true);
+  const errors = log.of('runner.error');
+  assert.equal(errors.length, 1);
+  assert.equal(errors[0]!.error, 'disk full');
+});
+
+test('lane: settled() is the same promise until something more is enqueued or trailed', () => {
+  const lane = new Lane(createLogger('silent'), () => false);
+  const first = lane.settled();
+  assert.equal(lane.settled(), first);
+  lane.trail(Promise.resolve());
+  const second = lane.settled();
+  assert.notEqual(second, first);
+  assert.equal(lane.settled(), second);
+  lane.enqueue(async () => undefined);
+  assert.notEqual(lane.settled(), second);
+});
