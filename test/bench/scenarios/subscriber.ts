@@ -10,7 +10,6 @@
 //    stops when the mirror file holds the new bytes. Baseline: one plain GET of the same resource plus
 //    a file write, alternating with the measured path; p50 per third of the samples gives the spread.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -23,10 +22,10 @@ import { startE2EHub, subscriberConfig, type Workspace } from '../../e2e/subscri
 import type { BenchContext, BenchRow, BenchScenario } from '../types.js';
 import { describeRange, interleave, metered, profileArgs, spread } from '../lib/measure.js';
 import { StageTracer } from '../lib/publish-stages.js';
+import { ensureBuilt, repoRoot } from '../lib/hub-processes.js';
 
 const IN_FLIGHT_SETTINGS = [16, 64];
 const ROUNDS = 3;
-const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
 function ws(ctx: BenchContext, name: string): Workspace {
   const dir = join(ctx.tmpDir, name);
@@ -146,9 +145,10 @@ interface IntakeTarget {
   next: number;
 }
 
+// The subscriber runs from its build (no @rsnotify/source condition: its package resolves to dist,
+// see ensureBuilt); only the child's own rig (fake hub, Source simulator) goes through tsx.
 const subscriberChildArgs = (name: string): string[] => [
   ...profileArgs(name),
-  '--conditions=@rsnotify/source',
   '--import',
   'tsx',
   'test/bench/lib/intake-child.ts',
@@ -169,6 +169,7 @@ const intake: BenchScenario = {
     const started: { child: ChildProcess; info: Record<string, string> }[] = [];
     const targets = new Map<string, IntakeTarget>();
     const startSubscriberChild = async (name: string, cwd?: string): Promise<void> => {
+      ensureBuilt(cwd ?? repoRoot);
       const c = await child(
         subscriberChildArgs(name),
         { WORK_DIR: join(ctx.tmpDir, `intake-${name}`) },
