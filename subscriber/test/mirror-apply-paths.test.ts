@@ -107,3 +107,20 @@ test('a file that is also a directory (/node next to /node/child) moves inside i
     'no temp files left',
   );
 });
+
+test('a delete of a member whose collection is mirrored as a plain file is done (nothing to remove), recorded or not', async (t) => {
+  // /coll is a file in the mirror; /coll/gone was never written there (created and deleted before
+  // it was fetched), so its path has a file as parent: unlink answers ENOTDIR, not ENOENT.
+  const s = await setup(t);
+  s.src.serve('/coll', 'collection');
+  await s.mirror.apply([change(`${s.src.baseUrl}/coll`, 'created', 'collection')]);
+  const coll = uriToMirrorPath(s.mirrorDir, `${s.src.baseUrl}/coll`);
+  const [unrecorded] = await s.mirror.apply([change(`${s.src.baseUrl}/coll/gone`, 'deleted')]);
+  assert.equal(unrecorded!.outcome, 'deleted', unrecorded!.error?.message);
+  // With a state row (a crash left it, or an earlier layout): the row goes, the delete still holds.
+  await s.state.set(`${s.src.baseUrl}/coll/other`, { path: join(coll, 'other'), sha256: 'x' });
+  const [recorded] = await s.mirror.apply([change(`${s.src.baseUrl}/coll/other`, 'deleted')]);
+  assert.equal(recorded!.outcome, 'deleted', recorded!.error?.message);
+  assert.equal(s.state.rows.has(`${s.src.baseUrl}/coll/other`), false);
+  assert.equal(await readFile(coll, 'utf8'), 'collection', 'the collection file is untouched');
+});

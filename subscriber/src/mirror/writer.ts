@@ -305,12 +305,16 @@ function verify(
   }
 }
 
-/** Nothing at `path` (ENOENT, without building an error); any other answer lets unlink(2) decide. */
+/**
+ * Nothing at `path` (ENOENT, without building an error; ENOTDIR: a parent is a file, as when a
+ * collection is mirrored as a file and none of its members ever was); any other answer lets
+ * unlink(2) decide.
+ */
 function surelyAbsent(path: string): boolean {
   try {
     return lstatSync(path, { throwIfNoEntry: false }) === undefined;
-  } catch {
-    return false;
+  } catch (err) {
+    return errno(err) === 'ENOTDIR';
   }
 }
 
@@ -330,7 +334,8 @@ export async function removeFile(path: string, uri: string, recorded = false): P
     await unlink(path);
   } catch (err) {
     const code = errno(err);
-    if (code === 'ENOENT') return;
+    // Gone already, or a parent is a file (the member of a collection mirrored as a file).
+    if (code === 'ENOENT' || code === 'ENOTDIR') return;
     if (code === 'EISDIR' || code === 'ERR_FS_EISDIR') {
       // A file that is also a directory lives inside it (`%%self`); the members stay.
       await rm(join(path, SELF_FILE_NAME), { force: true }).catch((inner: unknown) => {
