@@ -181,7 +181,8 @@ async function applyNotification(
 ): Promise<Transition | undefined> {
   const changes = notificationChanges(await ctx.notificationBody(effect.id), effect.after);
   const results = await supersedeOutdated(ctx, await ctx.mirror.apply(changes), effect.until);
-  // The events join the row's state and the position in one commit (processTransition awaits them).
+  // The events join the row's state and the position in one commit (processTransition submits
+  // them together).
   const failed = await recordResults(ctx, results, ctx.writesWithPosition);
   if (failed > 0) {
     ctx.applyFailures++;
@@ -198,8 +199,8 @@ async function applyNotification(
   }
   if (ctx.applyFailures > 0) await ctx.clearError();
   ctx.applyFailures = 0;
-  // The row's state and the position it moves go in one commit (processTransition awaits both):
-  // atomic, and one transaction fewer per notification than writing them in turn.
+  // The row's state and the position it moves go in one commit (processTransition submits them
+  // together): atomic, and one transaction fewer per notification than writing them in turn.
   ctx.writesWithPosition.push(finishRow(ctx, effect.id, 'applied'));
   ctx.rt.metrics.notificationsApplied.inc({ source: ctx.cfg.name });
   ctx.log.debug(
