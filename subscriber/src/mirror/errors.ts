@@ -13,6 +13,9 @@ import type { SubscriberCodesOf } from '../errors/index.js';
  * - RSN_WRITE_FAILED: the file system refused the write.
  * - RSN_MIRROR_CLOSED: the mirror was closed (shutdown) before the change was applied.
  */
+/** The `code` of a Node.js file-system error (ENOENT, ENOTDIR, ...), if it has one. */
+export const errnoOf = (err: unknown): string | undefined => (err as NodeJS.ErrnoException).code;
+
 export type MirrorErrorCode = SubscriberCodesOf<'MirrorError'>;
 
 export class MirrorError extends RsnotifyError<MirrorErrorCode> {

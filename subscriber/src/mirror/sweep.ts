@@ -9,6 +9,7 @@
 // links are neither followed nor removed, and nothing outside the mirror directory is read.
 import { lstat, readdir, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { errnoOf } from './errors.js';
 import { isLeftoverTemp, isTempFileName } from './path.js';
 
 /** Linux's PATH_MAX: the writer cannot have made anything at a longer path, so the walk stops. */
@@ -20,8 +21,6 @@ export interface TempSweep {
   /** Leftover temporaries that could not be removed (permissions, a read-only mount). */
   readonly failed: number;
 }
-
-const errno = (err: unknown): string | undefined => (err as NodeJS.ErrnoException).code;
 
 /** lstat (the entry may have changed since readdir), decide, unlink. */
 async function sweepOne(
@@ -36,7 +35,7 @@ async function sweepOne(
     await unlink(path);
     return 'removed';
   } catch (err) {
-    return errno(err) === 'ENOENT' ? 'kept' : 'failed';
+    return errnoOf(err) === 'ENOENT' ? 'kept' : 'failed';
   }
 }
 

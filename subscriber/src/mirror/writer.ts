@@ -14,7 +14,7 @@ import {
   type HashAlgorithm,
   type HashList,
 } from '@rsnotify/shared';
-import { MirrorError } from './errors.js';
+import { errnoOf, MirrorError } from './errors.js';
 import { SELF_FILE_NAME, TEMP_FILE_PREFIX } from './path.js';
 import type { UnsyncedFile } from './sync-group.js';
 
@@ -46,8 +46,6 @@ export interface Written {
   readonly path: string;
 }
 
-const errno = (err: unknown): string | undefined => (err as NodeJS.ErrnoException).code;
-
 /**
  * Turns the file at `path` into a directory that holds it as `%%self` (a URI and its members:
  * `/m/dir` and `/m/dir/child.txt`). Renames only, so the bytes are never copied or half-written.
@@ -58,7 +56,7 @@ async function fileToDirectory(path: string): Promise<void> {
   try {
     await mkdir(path);
   } catch (err) {
-    if (errno(err) !== 'EEXIST') {
+    if (errnoOf(err) !== 'EEXIST') {
       await rename(aside, path).catch(() => undefined);
       throw err;
     }
@@ -77,7 +75,7 @@ async function blockingFile(root: string, dir: string): Promise<string | undefin
       const st = await lstat(at);
       if (!st.isDirectory()) return at;
     } catch (err) {
-      if (errno(err) === 'ENOENT') return undefined;
+      if (errnoOf(err) === 'ENOENT') return undefined;
       throw err;
     }
   }
@@ -107,7 +105,7 @@ export class DirectoryCache {
         await mkdir(dir, { recursive: true });
         break;
       } catch (err) {
-        const code = errno(err);
+        const code = errnoOf(err);
         if ((code === 'EEXIST' || code === 'ENOTDIR') && this.root !== undefined && attempt < 3) {
           // A mirrored file sits where a directory must go: it moves inside as `%%self`.
           const file = await blockingFile(this.root, dir).catch(() => undefined);
@@ -168,7 +166,7 @@ async function placeFile(tmp: string, path: string, uri: string): Promise<string
     await rename(tmp, path);
     return path;
   } catch (err) {
-    const code = errno(err);
+    const code = errnoOf(err);
     if (code !== 'EISDIR' && code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
     // The path is a directory (members of this URI are mirrored too): the file lives inside it.
     const inside = join(path, SELF_FILE_NAME);
@@ -264,7 +262,7 @@ export async function writeVerified(
     return { sha256: digests.get('sha-256')!, length: hasher.length, path: finalPath };
   } catch (err) {
     if (err instanceof MirrorError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errnoOf(err);
     if (typeof code === 'string' && code.startsWith('E') && !code.startsWith('ECONN')) {
       throw new MirrorError('RSN_WRITE_FAILED', `cannot write ${path}: ${(err as Error).message}`, {
         cause: err,
@@ -314,7 +312,7 @@ function surelyAbsent(path: string): boolean {
   try {
     return lstatSync(path, { throwIfNoEntry: false }) === undefined;
   } catch (err) {
-    return errno(err) === 'ENOTDIR';
+    return errnoOf(err) === 'ENOTDIR';
   }
 }
 
@@ -333,7 +331,7 @@ export async function removeFile(path: string, uri: string, recorded = false): P
     // unlink(2), not rm(): rm() stats first, which doubled the syscalls of every recorded delete.
     await unlink(path);
   } catch (err) {
-    const code = errno(err);
+    const code = errnoOf(err);
     // Gone already, or a parent is a file (the member of a collection mirrored as a file).
     if (code === 'ENOENT' || code === 'ENOTDIR') return;
     if (code === 'EISDIR' || code === 'ERR_FS_EISDIR') {
