@@ -3,6 +3,11 @@
 // after the commit that holds its write. A failing batch is re-run one item per transaction, so one
 // bad row never fails its neighbours. The store supplies the transaction (SQLite in both daemons);
 // this module owns the queueing, the batch boundary and the isolation of failures.
+//
+// A write nobody waits for before going on (a trailing write) may be submitted as deferred: it
+// commits with the next write that is not, or once `deferredSchedule` fires, whichever comes first.
+// A burst of work whose steps each end in such writes then commits every few milliseconds instead
+// of once per step. There is one queue either way, so batches keep submission order.
 
 /** Runs `flush` once, later (a turn of the event loop by default); tests pass a manual tick. */
 export type FlushScheduler = (flush: () => void) => void;
@@ -19,6 +24,8 @@ export interface GroupCommitOptions<Item, Result> {
   commit(batch: readonly Item[]): Result[];
   /** When the queued batch is flushed; default: the next turn of the event loop. */
   schedule?: FlushScheduler;
+  /** When a batch of deferred writes alone is flushed; default: as `schedule`. */
+  deferredSchedule?: FlushScheduler;
   /** The error a write submitted after `close()` is rejected with (from the store's catalog). */
   closedError: () => Error;
 }
@@ -32,19 +39,32 @@ interface Pending<Item, Result> {
 export class GroupCommit<Item, Result> {
   private queue: Pending<Item, Result>[] = [];
   private scheduled = false;
+  private deferredScheduled = false;
   private closed = false;
   private readonly schedule: FlushScheduler;
+  private readonly deferredSchedule: FlushScheduler;
 
   constructor(private readonly options: GroupCommitOptions<Item, Result>) {
     this.schedule = options.schedule ?? nextTurn;
+    this.deferredSchedule = options.deferredSchedule ?? this.schedule;
   }
 
-  /** Queues one write; resolves with its result once the transaction holding it committed. */
-  submit(item: Item): Promise<Result> {
+  /**
+   * Queues one write; resolves with its result once the transaction holding it committed. A
+   * `deferred` write waits for the next write that is not, or for `deferredSchedule`.
+   */
+  submit(item: Item, deferred = false): Promise<Result> {
     if (this.closed) return Promise.reject(this.options.closedError());
     return new Promise<Result>((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
-      if (!this.scheduled) {
+      if (deferred) {
+        if (this.scheduled || this.deferredScheduled) return;
+        this.deferredScheduled = true;
+        this.deferredSchedule(() => {
+          this.deferredScheduled = false;
+          this.flush();
+        });
+      } else if (!this.scheduled) {
         this.scheduled = true;
         this.schedule(() => this.flush());
       }

@@ -104,3 +104,54 @@ test('group commit: the default scheduler flushes on the next turn of the event 
   assert.deepEqual(await both, [1, 1]);
   assert.deepEqual(s.committed, [['a', 'b']]);
 });
+
+test('group commit: deferred writes wait for their own tick, and meanwhile share one transaction', async () => {
+  const urgent = manualTick();
+  const later = manualTick();
+  const s = store();
+  const group = new GroupCommit({
+    commit: s.commit,
+    schedule: urgent.schedule,
+    deferredSchedule: later.schedule,
+    closedError: () => new ClosedError(),
+  });
+  const first = group.submit('a', true);
+  await flushed();
+  const second = group.submit('bb', true);
+  assert.equal(later.scheduled(), 1, 'one deferred flush for the whole batch');
+  assert.equal(urgent.scheduled(), 0, 'a deferred write asks for no early flush');
+  urgent.tick();
+  await flushed();
+  assert.deepEqual(s.committed, [], 'nothing commits before the deferred tick');
+  later.tick();
+  assert.deepEqual(await Promise.all([first, second]), [1, 2]);
+  assert.deepEqual(s.committed, [['a', 'bb']]);
+});
+
+test('group commit: a write that is not deferred takes the deferred ones along, in order', async () => {
+  const urgent = manualTick();
+  const later = manualTick();
+  const s = store();
+  const group = new GroupCommit({
+    commit: s.commit,
+    schedule: urgent.schedule,
+    deferredSchedule: later.schedule,
+    closedError: () => new ClosedError(),
+  });
+  const deferred = group.submit('a', true);
+  const now = group.submit('bb');
+  const deferredAfter = group.submit('ccc', true);
+  assert.equal(urgent.scheduled(), 1);
+  urgent.tick();
+  assert.deepEqual(await Promise.all([deferred, now, deferredAfter]), [1, 2, 3]);
+  assert.deepEqual(s.committed, [['a', 'bb', 'ccc']], 'one transaction, submission order');
+  // The deferred tick that was already scheduled finds nothing left to write.
+  later.tick();
+  assert.deepEqual(s.committed, [['a', 'bb', 'ccc']]);
+  // A deferred write submitted after that tick gets a tick of its own.
+  const last = group.submit('dddd', true);
+  assert.equal(later.scheduled(), 1);
+  later.tick();
+  assert.equal(await last, 4);
+  assert.deepEqual(s.committed, [['a', 'bb', 'ccc'], ['dddd']]);
+});

@@ -25,18 +25,35 @@ test('lane: a step that trails its writes lets the next step run; settled() wait
     order.push('step 1');
     lane.trail(write.promise.then(() => order.push('write 1 committed')));
   });
+  const step2 = deferred();
   lane.enqueue(async () => {
     order.push('step 2');
+    step2.resolve();
   });
   let settled = false;
   const done = lane.settled().then(() => (settled = true));
-  await new Promise((r) => setImmediate(r));
+  await step2.promise;
   assert.deepEqual(order, ['step 1', 'step 2'], 'step 2 did not wait for step 1 writes');
   assert.equal(settled, false, 'settled() waits for the trailing write');
   write.resolve();
   await done;
   assert.deepEqual(order, ['step 1', 'step 2', 'write 1 committed']);
   assert.deepEqual(log.of('runner.error'), []);
+});
+
+test('lane: each step starts on a turn of the event loop of its own, so waiting I/O goes first', async () => {
+  const lane = new Lane(createLogger('info', logLines().sink), () => false);
+  const order: string[] = [];
+  lane.enqueue(async () => {
+    order.push('step 1');
+    // Stands for a request that arrived while step 1 ran (its callback is queued on the loop).
+    setImmediate(() => order.push('request'));
+  });
+  lane.enqueue(async () => {
+    order.push('step 2');
+  });
+  await lane.settled();
+  assert.deepEqual(order, ['step 1', 'request', 'step 2']);
 });
 
 test('lane: a trailing write that fails is logged as runner.error and does not stop the lane', async () => {

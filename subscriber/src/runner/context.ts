@@ -15,10 +15,18 @@ import {
   type OrderingOptions,
   type OrderingState,
 } from '../ordering/index.js';
-import type { SourceRecord } from '../store/index.js';
+import type { SourceRecord, WriteOptions } from '../store/index.js';
 import { systemTimers, type Runtime, type Timers } from './runtime.js';
 
 const MAX_TIMER_MS = 24 * 3_600_000;
+
+/**
+ * Each step of a lane starts on a turn of the event loop of its own: requests that arrived
+ * meanwhile (deliveries the hub waits on for their 202) are read first. Without it a burst of
+ * steps whose writes are not awaited runs on microtasks and I/O completions alone, and intake got
+ * half the rate while the apply kept pace with it (measured: 3.5k vs 6.1k accepted/s).
+ */
+const nextTurnOfLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Named one-shot timers (one per purpose: a new one replaces the old), all stopped at close. */
 export class NamedTimers {
@@ -69,6 +77,7 @@ export class Lane {
 
   enqueue(fn: () => Promise<void>): void {
     this.tail = this.tail
+      .then(nextTurnOfLoop)
       .then(() => (this.isClosed() ? undefined : fn()))
       .catch((err) => this.failed(err));
     this.refresh();
@@ -187,8 +196,13 @@ export class RunnerContext {
     }
   }
 
-  /** Writes the position when it (or the gap bookkeeping, or the last apply time) changed. */
-  async persistOrdering(): Promise<void> {
+  /**
+   * Writes the position when it (or the gap bookkeeping, or the last apply time) changed. What it
+   * submits counts as persisted at once, so a trailing write still waiting for its commit is not
+   * written a second time by the next call (a failed write is logged; the next change writes the
+   * whole position again).
+   */
+  async persistOrdering(options?: WriteOptions): Promise<void> {
     const syncedUntil = this.ordering.syncedUntil?.lexical;
     const gapOpenedAt = this.ordering.gapOpenedAt;
     if (
@@ -198,15 +212,15 @@ export class RunnerContext {
     )
       return;
     const lastAppliedAt = this.lastAppliedAt;
-    await this.rt.repo.savePosition(this.source.id, {
-      syncedUntil,
-      gapOpenedAt,
-      ...(lastAppliedAt !== undefined ? { lastAppliedAt } : {}),
-    });
     this.persisted = {
       ...(syncedUntil !== undefined ? { syncedUntil } : {}),
       ...(gapOpenedAt !== undefined ? { gapOpenedAt } : {}),
     };
     this.persistedAppliedAt = lastAppliedAt;
+    await this.rt.repo.savePosition(
+      this.source.id,
+      { syncedUntil, gapOpenedAt, ...(lastAppliedAt !== undefined ? { lastAppliedAt } : {}) },
+      options,
+    );
   }
 }

@@ -19,6 +19,7 @@ import {
   type OrderingEffect,
   type Transition,
 } from '../ordering/index.js';
+import type { WriteOptions } from '../store/repository.js';
 import { retryDelayMs } from '../subscription/index.js';
 import { runCatchUpStep } from './catch-up-step.js';
 import type { RunnerContext } from './context.js';
@@ -26,6 +27,9 @@ import { recordResults, supersedeOutdated } from './results.js';
 
 /** Backoff of a notification whose changes did not all apply (promise 3: it is retried, not lost). */
 const APPLY_RETRY = { retryInitialMs: 1_000, retryMaxMs: 60_000 };
+
+/** The writes a step submits last and does not wait for (see processTransition). */
+const TRAILING: WriteOptions = { trailing: true };
 
 /** RC-23: the changes of a notification to apply; after an overlap only those past `after`. */
 export function notificationChanges(
@@ -97,12 +101,12 @@ export async function processTransition(ctx: RunnerContext, t: Transition): Prom
     const next = await execute(ctx, queue.shift()!);
     if (next) ctx.ordering = next.state;
     // Submitted in one turn, the effect's last writes and the position share a commit. Nothing
-    // waits for it: the next effect or notification goes on meanwhile, so under a burst the
-    // writes of many notifications share one commit. The position still moves only after the
-    // apply it records (promise 3); group commits keep submission order, so a later position is
-    // never overwritten by an earlier one.
+    // waits for it (trailing writes): the next effect or notification goes on meanwhile, so under
+    // a burst the writes of many notifications share one commit. The position still moves only
+    // after the apply it records (promise 3); group commits keep submission order, so a later
+    // position is never overwritten by an earlier one.
     ctx.lane.trail(
-      Promise.all([...ctx.writesWithPosition.splice(0), next && ctx.persistOrdering()]),
+      Promise.all([...ctx.writesWithPosition.splice(0), next && ctx.persistOrdering(TRAILING)]),
     );
     if (next) queue.push(...next.effects);
   }
@@ -166,13 +170,15 @@ async function finishRow(
   ctx: RunnerContext,
   id: number,
   state: 'applied' | 'superseded',
+  options?: WriteOptions,
 ): Promise<void> {
   const n = ctx.parsed.get(id);
   ctx.parsed.delete(id);
-  await ctx.rt.repo.updateInbox(id, {
-    state,
-    ...(n ? { from: n.from.lexical, until: n.until.lexical } : {}),
-  });
+  await ctx.rt.repo.updateInbox(
+    id,
+    { state, ...(n ? { from: n.from.lexical, until: n.until.lexical } : {}) },
+    options,
+  );
 }
 
 async function applyNotification(
@@ -201,7 +207,7 @@ async function applyNotification(
   ctx.applyFailures = 0;
   // The row's state and the position it moves go in one commit (processTransition submits them
   // together): atomic, and one transaction fewer per notification than writing them in turn.
-  ctx.writesWithPosition.push(finishRow(ctx, effect.id, 'applied'));
+  ctx.writesWithPosition.push(finishRow(ctx, effect.id, 'applied', TRAILING));
   ctx.rt.metrics.notificationsApplied.inc({ source: ctx.cfg.name });
   ctx.log.debug(
     {

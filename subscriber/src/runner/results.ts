@@ -102,8 +102,8 @@ function failureEvent(
  * Records each outcome (events table, metrics); returns how many failed in a way that must hold the
  * position (promise 3). A URI refused by the path mapping (promise 4) or gone at the Source is
  * recorded and reported but cannot block: no retry will ever bring it. With `writes`, the events'
- * write is added there instead of awaited (the caller submits more writes in the same turn, so all
- * of them share one commit).
+ * write is added there instead of awaited, as a trailing write (the caller submits more writes in
+ * the same turn and does not wait for them, so all of them share one commit).
  */
 export async function recordResults(
   ctx: RunnerContext,
@@ -134,7 +134,7 @@ export async function recordResults(
       event,
     );
   }
-  const recorded = ctx.rt.repo.addEvents(ctx.source.id, events);
+  const recorded = ctx.rt.repo.addEvents(ctx.source.id, events, { trailing: writes !== undefined });
   if (writes) writes.push(recorded);
   else await recorded;
   if (events.length > failed) ctx.lastAppliedAt = now; // persisted with the next position write

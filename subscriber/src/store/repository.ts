@@ -172,6 +172,16 @@ export interface SourceActivity {
   readonly lastReconciliation?: ReconciliationRecord;
 }
 
+/**
+ * How soon a write must commit. `trailing`: the caller does not wait for it before going on (the
+ * runner's per-notification records: events, inbox state, position), so it may share a commit with
+ * the writes of the next few milliseconds (TRAILING_COMMIT_MS); its promise still resolves only at
+ * that commit. Everything such a write records is recomputed by replaying the inbox after a crash.
+ */
+export interface WriteOptions {
+  readonly trailing?: boolean;
+}
+
 export interface SubscriberRepository {
   ensureSource(name: string, url: string): Promise<SourceRecord>;
   getSource(name: string): Promise<SourceRecord | undefined>;
@@ -196,6 +206,7 @@ export interface SubscriberRepository {
   updateInbox(
     id: number,
     patch: { state?: InboxState; from?: string; until?: string; error?: string },
+    options?: WriteOptions,
   ): Promise<void>;
   setInboxState(ids: readonly number[], state: InboxState): Promise<void>;
   /** Drops bodies of finished rows older than `before` (keeps the table small). */
@@ -204,7 +215,11 @@ export interface SubscriberRepository {
   pruneHistory(sourceId: number, before: number): Promise<number>;
 
   getPosition(sourceId: number): Promise<PositionRecord | undefined>;
-  savePosition(sourceId: number, patch: Omit<PositionRecord, 'sourceId'>): Promise<void>;
+  savePosition(
+    sourceId: number,
+    patch: Omit<PositionRecord, 'sourceId'>,
+    options?: WriteOptions,
+  ): Promise<void>;
 
   getResource(sourceId: number, uri: string): Promise<ResourceRecord | undefined>;
   setResource(sourceId: number, uri: string, rec: ResourceRecord | null): Promise<void>;
@@ -213,7 +228,11 @@ export interface SubscriberRepository {
   listResourcePaths(sourceId: number): Promise<{ uri: string; path: string }[]>;
   setResourcePath(sourceId: number, uri: string, path: string): Promise<void>;
 
-  addEvents(sourceId: number, events: readonly EventRecord[]): Promise<void>;
+  addEvents(
+    sourceId: number,
+    events: readonly EventRecord[],
+    options?: WriteOptions,
+  ): Promise<void>;
   recentEvents(sourceId: number, limit: number): Promise<EventRecord[]>;
 
   startCatchUp(

@@ -43,10 +43,25 @@ export function peakRssMiB(pid: number = process.pid): number {
   }
 }
 
-/** What one measured run of one process costs: wall time, CPU time and peak RSS. */
+/**
+ * Bytes a process (all its threads) has sent towards storage so far, from /proc/<pid>/io
+ * (`write_bytes`: what it dirtied in the page cache, so a WAL frame rewritten in place counts each
+ * time); NaN where the kernel does not account I/O.
+ */
+export function writtenBytes(pid: number = process.pid): number {
+  try {
+    const m = /^write_bytes: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'latin1'));
+    return m ? Number(m[1]) : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/** What one measured run of one process costs: CPU time, peak RSS and bytes written to storage. */
 export interface ProcessCost {
   readonly cpuMs: number;
   readonly peakRssMiB: number;
+  readonly writtenBytes: number;
 }
 
 /** Runs `fn` while metering process `pid`; returns fn's value with the process's CPU and peak RSS. */
@@ -56,8 +71,14 @@ export async function metered<T>(
 ): Promise<{ value: T } & ProcessCost> {
   resetPeakRss(pid);
   const before = cpuMs(pid);
+  const writtenBefore = writtenBytes(pid);
   const value = await fn();
-  return { value, cpuMs: cpuMs(pid) - before, peakRssMiB: peakRssMiB(pid) };
+  return {
+    value,
+    cpuMs: cpuMs(pid) - before,
+    peakRssMiB: peakRssMiB(pid),
+    writtenBytes: writtenBytes(pid) - writtenBefore,
+  };
 }
 
 export interface Spread {

@@ -155,8 +155,12 @@ const scenario: BenchScenario = {
       const body = notification(0);
 
       let subscribed = 0;
-      // BENCH_HUB_SIZES=100,1000 limits the fan-out sizes (for profiling one stage).
-      const sizes = (process.env.BENCH_HUB_SIZES ?? '1,10,100,1000').split(',').map(Number);
+      // BENCH_HUB_SIZES=100,1000 limits the fan-out sizes (for profiling one stage); an empty
+      // value runs the publish rounds alone.
+      const sizes = (process.env.BENCH_HUB_SIZES ?? '1,10,100,1000')
+        .split(',')
+        .filter((size) => size.trim() !== '')
+        .map(Number);
       for (const n of sizes) {
         const topic = `http://bench.test/fanout-${n}`;
         const callbacks = Array.from({ length: n }, (_, i) => receivers.url(i, `/s${n}/${i}`));

@@ -25,7 +25,7 @@ import { StageTracer } from '../lib/publish-stages.js';
 import { ensureBuilt, repoRoot } from '../lib/hub-processes.js';
 
 const IN_FLIGHT_SETTINGS = [16, 64];
-const ROUNDS = 3;
+const ROUNDS = Number(process.env.BENCH_ROUNDS) || 3; // BENCH_ROUNDS: more rounds for an A/B
 
 function ws(ctx: BenchContext, name: string): Workspace {
   const dir = join(ctx.tmpDir, name);
@@ -118,6 +118,8 @@ interface IntakeRun {
   appliedPerSecond?: number;
   cpuUsPerOp: number;
   peakRssMiB: number;
+  /** Bytes the receiving process sent towards storage per POST (KiB). */
+  writtenKiBPerOp: number;
   non2xx: number;
   inFlight: number;
 }
@@ -216,6 +218,7 @@ const intake: BenchScenario = {
             non2xx: m.value.non2xx,
             cpuUsPerOp: (m.cpuMs * 1000) / count,
             peakRssMiB: m.peakRssMiB,
+            writtenKiBPerOp: m.writtenBytes / 1024 / count,
             inFlight,
           };
           if (!best || run.perSecond > best.perSecond) best = run;
@@ -256,8 +259,9 @@ const intake: BenchScenario = {
         const s = spread(runs.map((x) => x.perSecond));
         const non2xx = runs.reduce((a, x) => a + x.non2xx, 0);
         const cpu = spread(runs.map((x) => x.cpuUsPerOp)).median;
+        const written = spread(runs.map((x) => x.writtenKiBPerOp)).median;
         ctx.log(
-          `intake (${name}): ${s.median.toFixed(0)}/s, ${cpu.toFixed(0)} µs CPU/notification (${non2xx} non-2xx), raw ${b.median.toFixed(0)}/s`,
+          `intake (${name}): ${s.median.toFixed(0)}/s, ${cpu.toFixed(0)} µs CPU/notification, ${written.toFixed(1)} KiB written/notification (${non2xx} non-2xx), raw ${b.median.toFixed(0)}/s`,
         );
         rows.push({
           scenario: 'subscriber intake',
@@ -284,7 +288,8 @@ const intake: BenchScenario = {
             `per-round ratios ${describeRange(spread(runs.map((x, i) => x.perSecond / r.raw![i]!.perSecond)))}${non2xx ? `; ${non2xx} non-2xx` : ''}; ` +
             (targets.get(name)!.drains
               ? 'CPU/op: receiving and applying each notification, metered until the burst was applied'
-              : 'CPU/op: metered over the burst only (this checkout cannot report when it has applied)'),
+              : 'CPU/op: metered over the burst only (this checkout cannot report when it has applied)') +
+            `; ${written.toFixed(1)} KiB written to storage per notification (WAL and checkpoints, /proc/<pid>/io)`,
         });
         const applied = runs.map((x) => x.appliedPerSecond).filter((x) => x !== undefined);
         if (applied.length > 0) {

@@ -10,6 +10,7 @@ import {
   type CatchUpState,
   type EventRecord,
   type SourceCounters,
+  type WriteOptions,
 } from '../repository.js';
 import { StoreQueries, clean } from './context.js';
 import { columnNames, insertSql } from './statements.js';
@@ -55,7 +56,11 @@ export class HistoryQueries extends StoreQueries {
 
   // ---- events
   /** One row per change carried out or failed (the apply path: once per applied notification). */
-  async addEvents(sourceId: number, events: readonly EventRecord[]): Promise<void> {
+  async addEvents(
+    sourceId: number,
+    events: readonly EventRecord[],
+    options?: WriteOptions,
+  ): Promise<void> {
     if (events.length === 0) return;
     let applied = 0;
     let failed = 0;
@@ -77,7 +82,7 @@ export class HistoryQueries extends StoreQueries {
         );
       if (applied > 0 || failed > 0)
         this.statements.get(COUNT_CHANGES).run(applied, failed, sourceId);
-    });
+    }, options);
   }
 
   async recentEvents(sourceId: number, limit: number): Promise<EventRecord[]> {

@@ -8,6 +8,7 @@ import {
   type InboxRow,
   type InboxState,
   type NewInboxRow,
+  type WriteOptions,
 } from '../repository.js';
 import { StoreQueries, clean } from './context.js';
 import { updateSql } from './statements.js';
@@ -60,17 +61,20 @@ export class InboxQueries extends StoreQueries {
   async updateInbox(
     id: number,
     patch: { state?: InboxState; from?: string; until?: string; error?: string },
+    options?: WriteOptions,
   ): Promise<void> {
     // Like the query builder's set(): keys whose value is undefined are left alone.
     const keys = Object.keys(patch).filter((k) => patch[k as keyof typeof patch] !== undefined);
     if (keys.length === 0) return;
     const values = keys.map((k) => patch[k as keyof typeof patch]);
-    await this.group.run(() =>
-      this.statements
-        .keyed(`inbox.update ${keys.join(',')}`, () =>
-          updateSql(schema.inbox, 'inbox', keys, '"id" = ?'),
-        )
-        .run(...values, id),
+    await this.group.run(
+      () =>
+        this.statements
+          .keyed(`inbox.update ${keys.join(',')}`, () =>
+            updateSql(schema.inbox, 'inbox', keys, '"id" = ?'),
+          )
+          .run(...values, id),
+      options,
     );
   }
 

@@ -40,6 +40,7 @@ import type {
   SubscriberRepository,
   SubscriptionPatch,
   SubscriptionRecord,
+  WriteOptions,
 } from '../repository.js';
 import type { StoreContext } from './context.js';
 import { GroupCommit } from './group-commit.js';
@@ -59,6 +60,8 @@ export interface OpenStoreOptions {
   readonly readonly?: boolean;
   /** The checkpoint worker failed: the connection checkpoints by itself again (the daemon logs it). */
   readonly onCheckpointFailed?: (reason: string) => void;
+  /** How long a trailing write waits for others to share its commit; default TRAILING_COMMIT_MS. */
+  readonly trailingCommitMs?: number;
 }
 
 export function openSqliteStore(options: OpenStoreOptions): SqliteSubscriberStore {
@@ -132,6 +135,7 @@ export class SqliteSubscriberStore implements SubscriberRepository {
     this.group = new GroupCommit(
       this.sqlite,
       wal ? `${realpathSync(options.file)}-wal` : undefined,
+      options.trailingCommitMs,
     );
     const ctx: StoreContext = {
       db,
@@ -202,8 +206,9 @@ export class SqliteSubscriberStore implements SubscriberRepository {
   updateInbox(
     id: number,
     patch: { state?: InboxState; from?: string; until?: string; error?: string },
+    options?: WriteOptions,
   ): Promise<void> {
-    return this.inbox.updateInbox(id, patch);
+    return this.inbox.updateInbox(id, patch, options);
   }
   setInboxState(ids: readonly number[], state: InboxState): Promise<void> {
     return this.inbox.setInboxState(ids, state);
@@ -216,8 +221,12 @@ export class SqliteSubscriberStore implements SubscriberRepository {
   getPosition(sourceId: number): Promise<PositionRecord | undefined> {
     return this.mirrorState.getPosition(sourceId);
   }
-  savePosition(sourceId: number, patch: Omit<PositionRecord, 'sourceId'>): Promise<void> {
-    return this.mirrorState.savePosition(sourceId, patch);
+  savePosition(
+    sourceId: number,
+    patch: Omit<PositionRecord, 'sourceId'>,
+    options?: WriteOptions,
+  ): Promise<void> {
+    return this.mirrorState.savePosition(sourceId, patch, options);
   }
   getResource(sourceId: number, uri: string): Promise<ResourceRecord | undefined> {
     return this.mirrorState.getResource(sourceId, uri);
@@ -236,8 +245,12 @@ export class SqliteSubscriberStore implements SubscriberRepository {
   }
 
   // ---- history (events, catch-ups) and counters
-  addEvents(sourceId: number, events: readonly EventRecord[]): Promise<void> {
-    return this.history.addEvents(sourceId, events);
+  addEvents(
+    sourceId: number,
+    events: readonly EventRecord[],
+    options?: WriteOptions,
+  ): Promise<void> {
+    return this.history.addEvents(sourceId, events, options);
   }
   recentEvents(sourceId: number, limit: number): Promise<EventRecord[]> {
     return this.history.recentEvents(sourceId, limit);

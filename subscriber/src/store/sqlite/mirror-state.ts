@@ -3,7 +3,7 @@
 import type Database from 'better-sqlite3';
 import { and, eq } from 'drizzle-orm';
 import * as schema from '../schema.js';
-import type { PositionRecord, ResourceRecord } from '../repository.js';
+import type { PositionRecord, ResourceRecord, WriteOptions } from '../repository.js';
 import { StoreQueries, clean, nullify } from './context.js';
 import { upsertSql } from './statements.js';
 
@@ -27,16 +27,22 @@ export class MirrorStateQueries extends StoreQueries {
     return rest as PositionRecord;
   }
 
-  async savePosition(sourceId: number, patch: Omit<PositionRecord, 'sourceId'>): Promise<void> {
+  async savePosition(
+    sourceId: number,
+    patch: Omit<PositionRecord, 'sourceId'>,
+    options?: WriteOptions,
+  ): Promise<void> {
     const values: Record<string, unknown> = { sourceId, ...nullify(patch), updatedAt: Date.now() };
     const keys = Object.keys(values);
     const args = keys.map((k) => values[k]);
-    await this.group.run(() =>
-      this.statements
-        .keyed(`position.upsert ${keys.join(',')}`, () =>
-          upsertSql(schema.position, 'position', keys, ['sourceId']),
-        )
-        .run(...args),
+    await this.group.run(
+      () =>
+        this.statements
+          .keyed(`position.upsert ${keys.join(',')}`, () =>
+            upsertSql(schema.position, 'position', keys, ['sourceId']),
+          )
+          .run(...args),
+      options,
     );
   }
 
