@@ -261,6 +261,9 @@ const intake: BenchScenario = {
         const cpu = spread(runs.map((x) => x.cpuUsPerOp)).median;
         const written = spread(runs.map((x) => x.writtenKiBPerOp)).median;
         ctx.log(
+          `  peak RSS per round (MiB): ${runs.map((x) => x.peakRssMiB.toFixed(0)).join(', ')}`,
+        );
+        ctx.log(
           `intake (${name}): ${s.median.toFixed(0)}/s, ${cpu.toFixed(0)} µs CPU/notification, ${written.toFixed(1)} KiB written/notification (${non2xx} non-2xx), raw ${b.median.toFixed(0)}/s`,
         );
         rows.push({
