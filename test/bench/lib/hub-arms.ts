@@ -86,6 +86,8 @@ export interface Measured {
   perSecond: number;
   cpuUsPerOp: number;
   peakRssMiB: number;
+  /** KiB the measured process sent towards storage per operation (/proc/<pid>/io). */
+  writtenKiBPerOp?: number;
   concurrency?: number;
 }
 
@@ -175,7 +177,12 @@ export async function hubBurst(
       noteWindow({ arm: hub.name, n, start: started, end, published });
       return total / ((end - started) / 1000);
     });
-    return { perSecond: m.value, cpuUsPerOp: (m.cpuMs * 1000) / total, peakRssMiB: m.peakRssMiB };
+    return {
+      perSecond: m.value,
+      cpuUsPerOp: (m.cpuMs * 1000) / total,
+      peakRssMiB: m.peakRssMiB,
+      writtenKiBPerOp: m.writtenBytes / 1024 / total,
+    };
   } finally {
     await pub.close();
   }
@@ -249,6 +256,7 @@ export async function publishRate(
           perSecond: m.value,
           cpuUsPerOp: (m.cpuMs * 1000) / total,
           peakRssMiB: m.peakRssMiB,
+          writtenKiBPerOp: m.writtenBytes / 1024 / total,
           concurrency: c,
         };
     } finally {
@@ -264,5 +272,6 @@ export function summary(list: Measured[]) {
     rate,
     cpu: spread(list.map((m) => m.cpuUsPerOp)).median,
     rss: Math.max(...list.map((m) => m.peakRssMiB)),
+    writtenKiB: spread(list.map((m) => m.writtenKiBPerOp ?? NaN)).median,
   };
 }

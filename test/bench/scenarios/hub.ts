@@ -201,7 +201,7 @@ const scenario: BenchScenario = {
         const rs = summary(r.raw);
         const ratios = spread(r.hub.map((m, i) => m.perSecond / r.raw[i]!.perSecond));
         ctx.log(
-          `  hub ${describeSpread(hs.rate)}/s, raw ${describeSpread(rs.rate)}/s, ratio ${describeSpread(ratios)}; CPU µs/delivery hub ${hs.cpu.toFixed(1)}, raw ${rs.cpu.toFixed(1)}`,
+          `  hub ${describeSpread(hs.rate)}/s, raw ${describeSpread(rs.rate)}/s, ratio ${describeSpread(ratios)}; CPU µs/delivery hub ${hs.cpu.toFixed(1)}, raw ${rs.cpu.toFixed(1)}; hub wrote ${hs.writtenKiB.toFixed(2)} KiB/delivery`,
         );
         if (b) {
           rows.push(baseRow(n, summary(r.base), rs, r.base, r.raw));
@@ -231,7 +231,8 @@ const scenario: BenchScenario = {
           note:
             `${perCallback * n} deliveries a round; publish -> durable store -> scheduler -> POST, first publish to last receipt; ` +
             `per-round ratios ${describeSpread(ratios)}; raw: ${CONNECTIONS_PER_ORIGIN} connections per origin like the hub's pool, ` +
-            `one POST in flight per callback, best of concurrency ${rawSettings(n).join('/')} (won: ${r.raw.map((m) => m.concurrency).join(',')})`,
+            `one POST in flight per callback, best of concurrency ${rawSettings(n).join('/')} (won: ${r.raw.map((m) => m.concurrency).join(',')}); ` +
+            `the hub wrote ${hs.writtenKiB.toFixed(2)} KiB per delivery to storage (/proc/<pid>/io)`,
         });
         rows.push({
           scenario: 'hub fan-out',
@@ -292,7 +293,7 @@ const scenario: BenchScenario = {
         target: 'ratio >= 0.5',
         note:
           `${total} POSTs a round, best of ${settings.join('/')} in flight (won: hub ${p.hub.map((m) => m.concurrency).join(',')}; bare ${p.bare.map((m) => m.concurrency).join(',')}); ` +
-          'token checked, WAL synchronous=NORMAL',
+          `token checked, WAL synchronous=NORMAL; the hub wrote ${ph.writtenKiB.toFixed(1)} KiB per publish to storage (/proc/<pid>/io)`,
       });
       return rows;
     } finally {
