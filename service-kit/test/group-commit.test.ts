@@ -105,7 +105,8 @@ test('group commit: the default scheduler flushes on the next turn of the event 
   assert.deepEqual(s.committed, [['a', 'b']]);
 });
 
-test('group commit: deferred writes wait for their own tick, and meanwhile share one transaction', async () => {
+/** A group commit whose plain and deferred flushes each wait for a manual tick of their own. */
+function withDeferredTick() {
   const urgent = manualTick();
   const later = manualTick();
   const s = store();
@@ -115,6 +116,11 @@ test('group commit: deferred writes wait for their own tick, and meanwhile share
     deferredSchedule: later.schedule,
     closedError: () => new ClosedError(),
   });
+  return { urgent, later, s, group };
+}
+
+test('group commit: deferred writes wait for their own tick, and meanwhile share one transaction', async () => {
+  const { urgent, later, s, group } = withDeferredTick();
   const first = group.submit('a', true);
   await flushed();
   const second = group.submit('bb', true);
@@ -129,15 +135,7 @@ test('group commit: deferred writes wait for their own tick, and meanwhile share
 });
 
 test('group commit: a write that is not deferred takes the deferred ones along, in order', async () => {
-  const urgent = manualTick();
-  const later = manualTick();
-  const s = store();
-  const group = new GroupCommit({
-    commit: s.commit,
-    schedule: urgent.schedule,
-    deferredSchedule: later.schedule,
-    closedError: () => new ClosedError(),
-  });
+  const { urgent, later, s, group } = withDeferredTick();
   const deferred = group.submit('a', true);
   const now = group.submit('bb');
   const deferredAfter = group.submit('ccc', true);
