@@ -19,7 +19,7 @@ import {
   type OrderingEffect,
   type Transition,
 } from '../ordering/index.js';
-import type { WriteOptions } from '../store/repository.js';
+import type { WriteOptions } from '../store/index.js';
 import { retryDelayMs } from '../subscription/index.js';
 import { runCatchUpStep } from './catch-up-step.js';
 import type { RunnerContext } from './context.js';
