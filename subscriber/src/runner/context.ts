@@ -67,7 +67,8 @@ export class Lane {
   private tail: Promise<void> = Promise.resolve();
   /** Writes of finished steps that are still committing (see `trail`). */
   private readonly trailing = new Set<Promise<void>>();
-  private settledView: Promise<void> = this.tail;
+  /** What settled() answers, made when first asked after something was enqueued or trailed. */
+  private settledView?: Promise<void>;
 
   constructor(
     private readonly log: Logger,
@@ -80,7 +81,7 @@ export class Lane {
       .then(nextTurnOfLoop)
       .then(() => (this.isClosed() ? undefined : fn()))
       .catch((err) => this.failed(err));
-    this.refresh();
+    this.settledView = undefined;
   }
 
   /**
@@ -96,20 +97,20 @@ export class Lane {
       )
       .finally(() => this.trailing.delete(w));
     this.trailing.add(w);
-    this.refresh();
+    this.settledView = undefined;
   }
 
-  /** Resolves once every step enqueued so far has finished and its writes are committed. */
+  /**
+   * Resolves once every step enqueued so far has finished and its writes are committed. One promise
+   * until something is enqueued or trailed, so that callers can tell whether more came; made only
+   * when asked (a waiter per step and write would cost a burst more than its steps). The writes
+   * are looked at once the steps are done: those steps may trail more.
+   */
   settled(): Promise<void> {
-    return this.settledView;
-  }
-
-  // One promise until something is enqueued or trailed, so that callers can tell whether more came.
-  // The writes are looked at once the steps are done: those steps may trail more.
-  private refresh(): void {
-    this.settledView = this.tail.then(async () => {
+    this.settledView ??= this.tail.then(async () => {
       while (this.trailing.size > 0) await Promise.all(this.trailing);
     });
+    return this.settledView;
   }
 
   private failed(err: unknown): void {
