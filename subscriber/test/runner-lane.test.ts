@@ -56,6 +56,39 @@ test('lane: each step starts on a turn of the event loop of its own, so waiting 
   assert.deepEqual(order, ['step 1', 'request', 'step 2']);
 });
 
+test('lane: onIdle is told once the last queued step has finished with writes still committing', async () => {
+  let idle = 0;
+  const lane = new Lane(
+    createLogger('info', logLines().sink),
+    () => false,
+    'runner.error',
+    () => {
+      idle++;
+    },
+  );
+  const writes = [deferred(), deferred()];
+  const step2 = deferred();
+  let idleAfterStep1 = -1;
+  lane.enqueue(async () => {
+    lane.trail(writes[0]!.promise);
+  });
+  lane.enqueue(async () => {
+    idleAfterStep1 = idle; // step 2 was queued when step 1 ended: company was coming
+    lane.trail(writes[1]!.promise);
+    step2.resolve();
+  });
+  await step2.promise;
+  await new Promise((r) => setImmediate(r)); // the lane's bookkeeping after the step
+  assert.equal(idleAfterStep1, 0);
+  assert.equal(idle, 1, 'told once, after the last step, while both writes wait');
+  for (const w of writes) w.resolve();
+  await lane.settled();
+  // A step that trails nothing leaves nothing to commit: not told.
+  lane.enqueue(async () => undefined);
+  await lane.settled();
+  assert.equal(idle, 1);
+});
+
 test('lane: a trailing write that fails is logged as runner.error and does not stop the lane', async () => {
   const log = logLines();
   const lane = new Lane(createLogger('info', log.sink), () => false);

@@ -150,6 +150,8 @@ export class MemoryRepository implements SubscriberRepository {
   async addEvents(sourceId: number, events: readonly EventRecord[]): Promise<void> {
     for (const e of events) this.events.push({ ...e, sourceId });
   }
+  /** Writes here are done when their promise is made: nothing waits for a window. */
+  commitTrailing(): void {}
   async recentEvents(sourceId: number, limit: number): Promise<EventRecord[]> {
     return this.events.filter((e) => e.sourceId === sourceId).slice(-limit);
   }

@@ -82,3 +82,13 @@ test('closing the store commits trailing writes still waiting for their window',
   await pending;
   assert.equal(seen().state, 'applied');
 });
+
+test('commitTrailing commits the trailing writes at once (the runner has nothing more to do)', async (t) => {
+  const { store, inboxId, seen } = await tempStore(t, 3_600_000);
+  const pending = store.updateInbox(inboxId, { state: 'applied' }, { trailing: true });
+  await turn();
+  assert.equal(seen().state, 'new');
+  store.commitTrailing();
+  assert.equal(seen().state, 'applied', 'committed before commitTrailing returned');
+  await pending;
+});

@@ -70,17 +70,29 @@ export class Lane {
   /** What settled() answers, made when first asked after something was enqueued or trailed. */
   private settledView?: Promise<void>;
 
+  /** Steps enqueued and not yet finished. */
+  private steps = 0;
+
+  /**
+   * `onIdle`: told when the last step enqueued has finished and writes it trailed are still
+   * committing, so that they need not wait for company that is not coming (the store commits them).
+   */
   constructor(
     private readonly log: Logger,
     private readonly isClosed: () => boolean,
     private readonly event: 'runner.error' | 'subscription.error' = 'runner.error',
+    private readonly onIdle?: () => void,
   ) {}
 
   enqueue(fn: () => Promise<void>): void {
+    this.steps++;
     this.tail = this.tail
       .then(nextTurnOfLoop)
       .then(() => (this.isClosed() ? undefined : fn()))
-      .catch((err) => this.failed(err));
+      .catch((err) => this.failed(err))
+      .finally(() => {
+        if (--this.steps === 0 && this.trailing.size > 0) this.onIdle?.();
+      });
     this.settledView = undefined;
   }
 
@@ -152,7 +164,12 @@ export class RunnerContext {
     this.opts = { gapTimeoutMs: cfg.gapTimeout };
     this.log = rt.logger.child({ source: cfg.name });
     this.timers = new NamedTimers(rt.timers);
-    this.lane = new Lane(this.log, () => this.closed);
+    this.lane = new Lane(
+      this.log,
+      () => this.closed,
+      'runner.error',
+      () => rt.repo.commitTrailing(),
+    );
   }
 
   get closed(): boolean {

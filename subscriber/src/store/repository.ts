@@ -233,6 +233,8 @@ export interface SubscriberRepository {
     events: readonly EventRecord[],
     options?: WriteOptions,
   ): Promise<void>;
+  /** Commits the trailing writes waiting for their window now: no more are coming for a while. */
+  commitTrailing(): void;
   recentEvents(sourceId: number, limit: number): Promise<EventRecord[]>;
 
   startCatchUp(

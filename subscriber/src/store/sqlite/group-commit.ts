@@ -11,7 +11,9 @@
 // write (nobody waits for it before going on: the runner's records of each applied notification)
 // waits up to TRAILING_COMMIT_MS for company, so a burst commits its records every few
 // milliseconds rather than once per notification (each commit rewrites the inbox, index, position
-// and totals pages it touches: ~32 KiB of WAL per notification when each had its own). Without a
+// and totals pages it touches: ~32 KiB of WAL per notification when each had its own); once the
+// runner has nothing more queued it calls commitTrailing(), so no company that is not coming is
+// waited for. Without a
 // WAL file to sync (a database not in WAL mode) durable writes commit with synchronous=FULL on the
 // main thread instead. A failing write is isolated by the helper.
 import type Database from 'better-sqlite3';
@@ -104,6 +106,11 @@ export class GroupCommit {
   flush(): void {
     this.group.flush();
     this.durableGroup.flush();
+  }
+
+  /** Commits the writes that are not durable now, trailing ones included (durable ones keep their turn). */
+  commitTrailing(): void {
+    this.group.flush();
   }
 
   /** Writes what is queued, refuses further writes, and waits for the syncs in flight. */

@@ -290,6 +290,10 @@ export class SqliteSubscriberStore implements SubscriberRepository {
     this.group.flush();
   }
 
+  commitTrailing(): void {
+    this.group.commitTrailing();
+  }
+
   async close(): Promise<void> {
     await this.group.close();
     // The worker's connection closes first, so this one is the last: it checkpoints and removes the
