@@ -13,9 +13,8 @@
 // milliseconds rather than once per notification (each commit rewrites the inbox, index, position
 // and totals pages it touches: ~32 KiB of WAL per notification when each had its own); once the
 // runner has nothing more queued it calls commitTrailing(), so no company that is not coming is
-// waited for. Without a
-// WAL file to sync (a database not in WAL mode) durable writes commit with synchronous=FULL on the
-// main thread instead. A failing write is isolated by the helper.
+// waited for. Without a WAL file to sync (a database not in WAL mode) durable writes commit with
+// synchronous=FULL on the main thread instead. A failing write is isolated by the helper.
 import type Database from 'better-sqlite3';
 import { GroupCommit as SharedGroupCommit, nextTurn } from '@rsnotify/service-kit';
 import { StoreError } from '../../errors/index.js';
@@ -108,7 +107,10 @@ export class GroupCommit {
     this.durableGroup.flush();
   }
 
-  /** Commits the writes that are not durable now, trailing ones included (durable ones keep their turn). */
+  /**
+   * Commits the writes that are not durable now, trailing ones included; durable ones keep their
+   * turn (the WAL sync).
+   */
   commitTrailing(): void {
     this.group.flush();
   }
