@@ -133,14 +133,16 @@ function isOwnRsBinding(tag: XmlTag, name: string, value: string): boolean {
   return value === RS_NS && name === (tag.prefix ? `xmlns:${tag.prefix}` : 'xmlns');
 }
 
+/** Prefixed attributes and namespace declarations: not one of the rs attributes (RC-1). */
+const isNamespaced = (name: string): boolean => name === 'xmlns' || name.includes(':');
+
 export function readMetadata(tag: XmlTag, ctx: AttributeContext): Metadata {
   const md: Record<string, unknown> = {};
   let extra: Record<string, string> | undefined;
   const element = tag.name;
   for (const name in tag.attributes) {
-    const attr = tag.attributes[name]!;
-    const value = attr.value;
-    if (attr.uri !== '' || attr.prefix !== '') {
+    const value = tag.attributes[name]!;
+    if (isNamespaced(name)) {
       if (!isOwnRsBinding(tag, name, value)) (extra ??= {})[name] = value;
       continue;
     }
@@ -185,9 +187,8 @@ export function readLink(tag: XmlTag, ctx: AttributeContext): LinkElement {
   let extra: Record<string, string> | undefined;
   const element = tag.name;
   for (const name in tag.attributes) {
-    const attr = tag.attributes[name]!;
-    const value = attr.value;
-    if (attr.uri !== '' || attr.prefix !== '') {
+    const value = tag.attributes[name]!;
+    if (isNamespaced(name)) {
       if (!isOwnRsBinding(tag, name, value)) (extra ??= {})[name] = value;
       continue;
     }

@@ -71,10 +71,9 @@ type TextField = 'loc' | 'lastmod' | 'changefreq';
 const isSitemapElement = (tag: XmlTag): boolean => tag.uri === SITEMAP_NS || tag.uri === '';
 const isRs = (tag: XmlTag, local: string): boolean => tag.uri === RS_NS && tag.local === local;
 
+/** A plain copy: the reader's attribute records have no prototype. */
 function allAttributes(tag: XmlTag): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name in tag.attributes) out[name] = tag.attributes[name]!.value;
-  return out;
+  return { ...tag.attributes };
 }
 
 function finishElement(open: OpenElement): XmlElement {
@@ -248,7 +247,7 @@ export class DocumentBuilder implements XmlHandler {
     }
     this.root = tag.local;
     for (const name in tag.attributes) {
-      const value = tag.attributes[name]!.value;
+      const value = tag.attributes[name]!;
       if (name === 'xmlns' || name.startsWith('xmlns:')) this.namespaces[name] = value;
       else (this.extraAttributes ??= {})[name] = value;
     }

@@ -1,16 +1,15 @@
-// The one way we read XML: saxes in namespace mode (RC-1: elements are matched by namespace URI),
-// with the safety rules every entry point shares. A DOCTYPE is refused before parsing (prolog.ts);
+// The one way we read XML: saxes in plain mode with namespaces resolved by namespaces.ts (RC-1:
+// elements are matched by namespace URI), with the safety rules every entry point shares. A DOCTYPE is refused before parsing (prolog.ts);
 // saxes itself never expands DTD entities, and its `doctype` event is the backstop.
 // Well-formedness is checked in the same single pass (no separate validator run).
-import { SaxesParser, type SaxesTagNS } from 'saxes';
+import { SaxesParser } from 'saxes';
 import { DocumentError } from '../errors/index.js';
 import { DEFAULT_XML_LIMITS, XmlLimitError, type XmlLimitCode, type XmlLimits } from './limits.js';
+import { ROOT_BINDINGS, resolveTag, type XmlTag } from './namespaces.js';
 import { doctypeForbidden } from './prolog.js';
 
 /** RC-4: the community limit of 50 MB per document, as bytes (50 MiB). */
 export const DEFAULT_MAX_BYTES = 52_428_800;
-
-export type XmlTag = SaxesTagNS;
 
 /** What a document builder receives; `line` is 1-based, for messages. */
 export interface XmlHandler {
@@ -54,22 +53,22 @@ function namespaceMissing(tag: XmlTag, line: number): DocumentError {
  * complete, text when its node ends, and anything still being gathered after each input slice.
  */
 export class XmlReader {
-  private readonly parser: SaxesParser<{ xmlns: true; position: true }>;
+  private readonly parser: SaxesParser<{ xmlns: false; position: true }>;
   private elements = 0;
-  /** Local names of the open elements, to tell `loc` text from other text. */
-  private readonly open: string[] = [];
+  /** The open elements: their bindings, and `loc` text told from other text. */
+  private readonly open: XmlTag[] = [];
 
   constructor(
     handler: XmlHandler,
     private readonly limits: XmlLimits = DEFAULT_XML_LIMITS,
   ) {
-    const parser = new SaxesParser({ xmlns: true, position: true });
+    const parser = new SaxesParser({ xmlns: false, position: true });
     this.parser = parser;
     const refuse = (code: XmlLimitCode, limit: keyof XmlLimits, what: string): never => {
       throw new XmlLimitError(code, limit, limits[limit], what, parser.line);
     };
     const text = (value: string): void => {
-      const inLoc = this.open.length > 0 && this.open[this.open.length - 1] === 'loc';
+      const inLoc = this.open.length > 0 && this.open[this.open.length - 1]!.local === 'loc';
       if (inLoc ? value.length > limits.maxLocLength : value.length > limits.maxTextLength) {
         refuse(
           'RS_XML_TEXT_TOO_LONG',
@@ -79,21 +78,19 @@ export class XmlReader {
       }
       handler.text(value);
     };
-    parser.on('opentag', (tag) => {
-      // Checked once saxes has resolved this element's namespaces, which walks the open-tag stack:
-      // refusing the first element past maxDepth keeps that walk bounded (maxDepth² steps at most).
+    parser.on('opentag', ({ name: tagName, attributes: attributeValues }) => {
       if (this.open.length >= limits.maxDepth)
         refuse('RS_XML_TOO_DEEP', 'maxDepth', `element depth ${this.open.length + 1}`);
       if (++this.elements > limits.maxElements)
         refuse('RS_XML_TOO_MANY_ELEMENTS', 'maxElements', `element count ${this.elements}`);
-      if (tag.name.length > limits.maxNameLength)
+      if (tagName.length > limits.maxNameLength)
         refuse(
           'RS_XML_NAME_TOO_LONG',
           'maxNameLength',
-          `element name of ${tag.name.length} characters`,
+          `element name of ${tagName.length} characters`,
         );
       let attributes = 0;
-      for (const name in tag.attributes) {
+      for (const name in attributeValues) {
         if (++attributes > limits.maxAttributes)
           refuse('RS_XML_TOO_MANY_ATTRIBUTES', 'maxAttributes', `attribute count ${attributes}`);
         if (name.length > limits.maxNameLength)
@@ -102,7 +99,7 @@ export class XmlReader {
             'maxNameLength',
             `attribute name of ${name.length} characters`,
           );
-        const value = tag.attributes[name]!.value;
+        const value = attributeValues[name]!;
         if (value.length > limits.maxAttributeValueLength) {
           refuse(
             'RS_XML_VALUE_TOO_LONG',
@@ -111,6 +108,13 @@ export class XmlReader {
           );
         }
       }
+      const parent =
+        this.open.length > 0 ? this.open[this.open.length - 1]!.bindings : ROOT_BINDINGS;
+      const tag = resolveTag(tagName, attributeValues, parent, parser.xmlDecl.version === '1.1');
+      if (typeof tag === 'string') {
+        parser.fail(tag);
+        return;
+      }
       if (
         this.open.length === 0 &&
         (tag.local === 'urlset' || tag.local === 'sitemapindex') &&
@@ -118,12 +122,16 @@ export class XmlReader {
       ) {
         throw namespaceMissing(tag, parser.line);
       }
-      this.open.push(tag.local);
+      this.open.push(tag);
       handler.open(tag, parser.line);
     });
-    parser.on('closetag', (tag) => {
-      this.open.pop();
-      handler.close(tag);
+    parser.on('closetag', () => {
+      handler.close(this.open.pop()!);
+    });
+    parser.on('processinginstruction', (pi) => {
+      // Namespaces in XML: no colon in a PI target (saxes checks names only in namespace mode).
+      if (pi.target.includes(':'))
+        parser.fail(`malformed processing instruction target: ${pi.target}.`);
     });
     parser.on('text', text);
     parser.on('cdata', text);
@@ -200,6 +208,3 @@ export class XmlReader {
     this.parser.close();
   }
 }
-
-/** The namespace URI of the XMLNS attributes themselves. */
-export const XMLNS_NS = 'http://www.w3.org/2000/xmlns/';
