@@ -111,17 +111,20 @@ test('RC-1: the table covers both verdicts', () => {
   assert.ok(verdicts.includes(true) && verdicts.includes(false));
 });
 
+const attrs = (record: Record<string, string>) =>
+  Object.entries(record).map(([name, value]) => ({ name, value }));
+
 test('resolveTag: bindings are shared until an element declares one', () => {
-  const root = resolveTag('p:a', { 'xmlns:p': 'urn:p', id: '1' }, ROOT_BINDINGS, false);
+  const root = resolveTag('p:a', attrs({ 'xmlns:p': 'urn:p', id: '1' }), ROOT_BINDINGS, false);
   assert.ok(typeof root !== 'string');
   assert.deepEqual([root.prefix, root.local, root.uri], ['p', 'a', 'urn:p']);
   assert.notEqual(root.bindings, ROOT_BINDINGS);
   assert.equal(ROOT_BINDINGS.get('p'), undefined, 'the parent scope is not changed');
-  const child = resolveTag('b', { 'p:x': '1' }, root.bindings, false);
+  const child = resolveTag('b', attrs({ 'p:x': '1' }), root.bindings, false);
   assert.ok(typeof child !== 'string');
   assert.equal(child.bindings, root.bindings);
   assert.deepEqual([child.prefix, child.local, child.uri], ['', 'b', '']);
-  assert.deepEqual(child.attributes, { 'p:x': '1' });
+  assert.deepEqual(child.attributes, [{ name: 'p:x', value: '1' }]);
 });
 
 test('resolveTag: each refusal names its reason', () => {
@@ -138,7 +141,7 @@ test('resolveTag: each refusal names its reason', () => {
     ],
   ];
   for (const [name, attributes, reason] of cases) {
-    const verdict = resolveTag(name, attributes, ROOT_BINDINGS, false);
+    const verdict = resolveTag(name, attrs(attributes), ROOT_BINDINGS, false);
     assert.equal(typeof verdict, 'string', name);
     assert.match(verdict as string, reason);
   }

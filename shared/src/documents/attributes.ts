@@ -140,8 +140,7 @@ export function readMetadata(tag: XmlTag, ctx: AttributeContext): Metadata {
   const md: Record<string, unknown> = {};
   let extra: Record<string, string> | undefined;
   const element = tag.name;
-  for (const name in tag.attributes) {
-    const value = tag.attributes[name]!;
+  for (const { name, value } of tag.attributes) {
     if (isNamespaced(name)) {
       if (!isOwnRsBinding(tag, name, value)) (extra ??= {})[name] = value;
       continue;
@@ -186,8 +185,7 @@ export function readLink(tag: XmlTag, ctx: AttributeContext): LinkElement {
   const ln: Record<string, unknown> = { rel: '', href: '' };
   let extra: Record<string, string> | undefined;
   const element = tag.name;
-  for (const name in tag.attributes) {
-    const value = tag.attributes[name]!;
+  for (const { name, value } of tag.attributes) {
     if (isNamespaced(name)) {
       if (!isOwnRsBinding(tag, name, value)) (extra ??= {})[name] = value;
       continue;

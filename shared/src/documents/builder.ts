@@ -71,9 +71,10 @@ type TextField = 'loc' | 'lastmod' | 'changefreq';
 const isSitemapElement = (tag: XmlTag): boolean => tag.uri === SITEMAP_NS || tag.uri === '';
 const isRs = (tag: XmlTag, local: string): boolean => tag.uri === RS_NS && tag.local === local;
 
-/** A plain copy: the reader's attribute records have no prototype. */
 function allAttributes(tag: XmlTag): Record<string, string> {
-  return { ...tag.attributes };
+  const out: Record<string, string> = {};
+  for (const { name, value } of tag.attributes) out[name] = value;
+  return out;
 }
 
 function finishElement(open: OpenElement): XmlElement {
@@ -136,10 +137,7 @@ export class DocumentBuilder implements XmlHandler {
       } else if (isSitemapElement(tag) && (tag.local === 'url' || tag.local === 'sitemap')) {
         this.sendHeader();
         this.entry = { line, links: [] };
-        for (const _ in tag.attributes) {
-          this.entry.extraAttributes = allAttributes(tag);
-          break;
-        }
+        if (tag.attributes.length > 0) this.entry.extraAttributes = allAttributes(tag);
       } else {
         this.startCapture(tag, () => (this.extraElements ??= []));
       }
@@ -246,8 +244,7 @@ export class DocumentBuilder implements XmlHandler {
       );
     }
     this.root = tag.local;
-    for (const name in tag.attributes) {
-      const value = tag.attributes[name]!;
+    for (const { name, value } of tag.attributes) {
       if (name === 'xmlns' || name.startsWith('xmlns:')) this.namespaces[name] = value;
       else (this.extraAttributes ??= {})[name] = value;
     }

@@ -18,6 +18,12 @@ export const ROOT_BINDINGS: NamespaceBindings = new Map([
   ['xmlns', XMLNS_NS],
 ]);
 
+export interface XmlAttribute {
+  /** The qualified name as written. */
+  readonly name: string;
+  readonly value: string;
+}
+
 /** A start tag with its namespaces resolved. */
 export interface XmlTag {
   /** The qualified name as written. */
@@ -26,8 +32,8 @@ export interface XmlTag {
   readonly local: string;
   /** '' when the element is in no namespace. */
   readonly uri: string;
-  /** Values by qualified name as written, namespace declarations included. */
-  readonly attributes: Readonly<Record<string, string>>;
+  /** In document order, namespace declarations included. */
+  readonly attributes: readonly XmlAttribute[];
   /** The bindings in scope for this element's content. */
   readonly bindings: NamespaceBindings;
 }
@@ -62,11 +68,11 @@ function colonOf(name: string): number {
 
 /** Two prefixed attributes naming the same {URI}local pair (different prefixes, one URI). */
 function duplicateExpandedName(
-  attributes: Readonly<Record<string, string>>,
+  attributes: readonly XmlAttribute[],
   bindings: NamespaceBindings,
 ): string | undefined {
   const seen = new Set<string>();
-  for (const name in attributes) {
+  for (const { name } of attributes) {
     const colon = name.indexOf(':');
     if (colon === -1 || name.startsWith('xmlns:')) continue;
     const expanded = `{${bindings.get(name.slice(0, colon))}}${name.slice(colon + 1)}`;
@@ -83,13 +89,14 @@ function duplicateExpandedName(
  */
 export function resolveTag(
   name: string,
-  attributes: Readonly<Record<string, string>>,
+  attributes: readonly XmlAttribute[],
   parent: NamespaceBindings,
   xml11: boolean,
 ): XmlTag | string {
   let bindings = parent;
   let prefixedAttributes = 0;
-  for (const attribute in attributes) {
+  for (let i = 0; i < attributes.length; i++) {
+    const { name: attribute, value } = attributes[i]!;
     const colon = colonOf(attribute);
     if (colon === -2) return `malformed name: ${attribute}.`;
     let prefix: string;
@@ -102,7 +109,7 @@ export function resolveTag(
       prefixedAttributes++;
       continue;
     }
-    const uri = attributes[attribute]!.trim();
+    const uri = value.trim();
     const error = declarationError(prefix, uri, xml11);
     if (error !== undefined) return error;
     if (bindings === parent) bindings = new Map(parent);
@@ -118,7 +125,7 @@ export function resolveTag(
   if (prefix !== '' && uri === '') return `unbound namespace prefix: ${JSON.stringify(prefix)}.`;
 
   if (prefixedAttributes > 0) {
-    for (const attribute in attributes) {
+    for (const { name: attribute } of attributes) {
       const at = attribute.indexOf(':');
       if (at === -1 || attribute.startsWith('xmlns:')) continue;
       const attributePrefix = attribute.slice(0, at);

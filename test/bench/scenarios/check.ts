@@ -1,68 +1,58 @@
 // Notification check benchmark: what shared's layer costs per document on the hub's publish path
 // (checkChangeNotificationInSlices, RT-7: checked before the 200) and the subscriber's intake
 // (parseChangeNotification), against a bare saxes parse of the same bytes (plain mode, which the
-// reader builds on; UTF-8 decode included, no handlers) as the ceiling, in the same process and the
-// same rounds. Arms that used saxes in both modes from one copy of it slowed each other 2-4x (V8's
-// feedback for saxes's shared code), so every arm here runs saxes in plain mode. Bodies: the hub
-// bench's 5-entry notification (the one every publish arm sends) and a 1,000-entry one of the same
-// shape. Figures are CPU time per document (process.cpuUsage over a batch), the median of the rounds;
-// each round starts with the next arm so no arm always runs first. BENCH_CHECK_BASE=<checkout> adds
-// that checkout's shared (its sources, e.g. a worktree of main) as two more arms of the same rounds;
-// they load that checkout's own copy of saxes, whatever mode it reads in.
+// reader builds on; UTF-8 decode included, no handlers) as the ceiling. Every batch runs in a process
+// of its own on the build in dist/ (lib/check-child.ts): arms that shared one process slowed each
+// other 2-4x through V8's feedback for saxes's code. Bodies: the hub bench's 5-entry notification (the
+// one every publish arm sends) and a 1,000-entry one of the same shape. Figures are CPU time per
+// document (process.cpuUsage over a batch), the median of the rounds; each round starts with the next
+// arm so no arm always runs first. BENCH_CHECK_BASE=<checkout> adds that checkout's shared build
+// (its dist/, e.g. a built worktree of main) as two more arms of the same rounds.
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { SaxesParser } from 'saxes';
-import * as shared from '@rsnotify/shared';
-import { notification } from '../lib/hub-processes.js';
+import { promisify } from 'node:util';
+import { notification, repoRoot } from '../lib/hub-processes.js';
 import type { BenchContext, BenchRow, BenchScenario } from '../types.js';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS) || 7;
+const ROUNDS = Number(process.env.BENCH_ROUNDS) || 5;
+const execFileAsync = promisify(execFile);
 
 interface Arm {
   readonly label: string;
-  run(body: Buffer): Promise<void> | void;
+  /** check-child.ts's arm, and the shared build it loads. */
+  readonly kind: 'bare' | 'check' | 'parse';
+  readonly sharedIndex: string;
 }
 
-type Readers = Pick<typeof shared, 'checkChangeNotificationInSlices' | 'parseChangeNotification'>;
-
-const BARE: Arm = {
-  label: 'bare saxes',
-  run(body) {
-    const parser = new SaxesParser({ xmlns: false });
-    parser.write(body.toString('utf8'));
-    parser.close();
-  },
-};
-
-function readerArms(readers: Readers, suffix: string): Arm[] {
-  return [
-    {
-      label: `checkChangeNotificationInSlices${suffix}`,
-      run: (body) => readers.checkChangeNotificationInSlices(body),
-    },
-    {
-      label: `parseChangeNotification${suffix}`,
-      run(body) {
-        readers.parseChangeNotification(body);
-      },
-    },
+function arms(): Arm[] {
+  const own = join(repoRoot, 'shared/dist/index.js');
+  const readers = (sharedIndex: string, suffix: string): Arm[] => [
+    { label: `checkChangeNotificationInSlices${suffix}`, kind: 'check', sharedIndex },
+    { label: `parseChangeNotification${suffix}`, kind: 'parse', sharedIndex },
   ];
-}
-
-async function arms(): Promise<Arm[]> {
+  const all: Arm[] = [{ label: 'bare saxes', kind: 'bare', sharedIndex: own }, ...readers(own, '')];
   const base = process.env.BENCH_CHECK_BASE;
-  if (!base) return [BARE, ...readerArms(shared, '')];
-  const url = pathToFileURL(join(base, 'shared/src/index.ts')).href;
-  const baseShared = (await import(url)) as Readers;
-  return [BARE, ...readerArms(shared, ''), ...readerArms(baseShared, ' (BENCH_CHECK_BASE)')];
+  if (base) all.push(...readers(join(base, 'shared/dist/index.js'), ' (BENCH_CHECK_BASE)'));
+  return all;
 }
 
-/** CPU µs per document over `n` runs (user + system of this process). */
-async function batch(arm: Arm, body: Buffer, n: number): Promise<number> {
-  const before = process.cpuUsage();
-  for (let i = 0; i < n; i++) await arm.run(body);
-  const used = process.cpuUsage(before);
-  return (used.user + used.system) / n;
+/** CPU µs per document over `n` documents, in a child process of its own (lib/check-child.ts). */
+async function batch(arm: Arm, entries: number, n: number): Promise<number> {
+  const { stdout } = await execFileAsync(
+    process.execPath,
+    [
+      '--conditions=@rsnotify/source',
+      '--import',
+      'tsx',
+      'test/bench/lib/check-child.ts',
+      arm.kind,
+      arm.sharedIndex,
+      String(entries),
+      String(n),
+    ],
+    { cwd: repoRoot },
+  );
+  return Number(stdout);
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -77,11 +67,10 @@ async function measureBody(
 ): Promise<BenchRow[]> {
   const body = notification(1, entries);
   const perArm: number[][] = ARMS.map(() => []);
-  for (const arm of ARMS) await batch(arm, body, Math.max(1, Math.round(n / 4))); // warm-up
   for (let round = 0; round < ROUNDS; round++) {
     for (let k = 0; k < ARMS.length; k++) {
       const a = (round + k) % ARMS.length;
-      perArm[a]!.push(await batch(ARMS[a]!, body, n));
+      perArm[a]!.push(await batch(ARMS[a]!, entries, n));
     }
   }
   const bare = perArm[0]!;
@@ -106,14 +95,14 @@ async function measureBody(
         cpuUsPerOp: median(bare),
       },
       ratio: median(xs) / median(bare),
-      note: `${n} documents per batch, ${ROUNDS} interleaved rounds, median; ratio = this / bare saxes (lower is better)`,
+      note: `a process per arm and round (the build in dist/): ${n} documents to warm up, then the median of 3 batches of ${n}; ${ROUNDS} interleaved rounds, median; ratio = this / bare saxes (lower is better)`,
     };
   });
 }
 
 async function run(ctx: BenchContext): Promise<BenchRow[]> {
   const scale = ctx.scale;
-  const all = await arms();
+  const all = arms();
   return [
     ...(await measureBody(ctx, all, 5, Math.max(200, Math.round(3000 * scale)))),
     ...(await measureBody(ctx, all, 1000, Math.max(5, Math.round(30 * scale)))),
