@@ -61,6 +61,7 @@ export {
   type ClientErrorHooks,
 } from './client-error.js';
 export { redactText } from './redact-text.js';
+export { RecentAnswers } from './recent-answers.js';
 export {
   startCheckpointer,
   CHECKPOINT_INTERVAL_MS,

@@ -1,6 +1,7 @@
 // Checks of a ResourceSync publish request before its body is looked at (RT-4, RT-7, M-1, M-4). Pure.
 import { linksWithRel, parseLinkHeader, normaliseTopicUrl } from '@rsnotify/shared';
 import { checkHttpUrl } from '@rsnotify/shared';
+import { RecentAnswers } from '@rsnotify/service-kit';
 import type { Refusal } from '../errors/index.js';
 import type { SourceRecord } from '../store/index.js';
 import { authorizePublish, bearerToken, tokenMatches } from '../tenants/index.js';
@@ -30,6 +31,10 @@ export interface IntakeLinks {
   readonly hubs: readonly string[];
 }
 
+// A Source sends the same Link header with every publish to a topic: its reading (a pure function
+// of the text) is remembered, bounded, instead of parsed and normalised again per publish.
+const recentLinks = new RecentAnswers(readLinks);
+
 /** RT-4, M-4: exactly one rel=self (an http(s) URL) and at least one rel=hub. */
 export function readIntakeLinks(linkHeader: string | undefined): IntakeCheck<IntakeLinks> {
   if (!linkHeader)
@@ -38,6 +43,10 @@ export function readIntakeLinks(linkHeader: string | undefined): IntakeCheck<Int
       refusal: 'malformed',
       reason: 'missing Link header with rel="self" and rel="hub" (RT-4)',
     };
+  return recentLinks.get(linkHeader);
+}
+
+function readLinks(linkHeader: string): IntakeCheck<IntakeLinks> {
   const links = parseLinkHeader(linkHeader);
   const selfs = linksWithRel(links, 'self');
   const hubs = linksWithRel(links, 'hub');

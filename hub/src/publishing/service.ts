@@ -10,6 +10,7 @@ import {
   isRsnotifyError,
   checkChangeNotificationInSlices,
   type OutboundPolicy,
+  type ParseOptions,
 } from '@rsnotify/shared';
 import type { Logger, HubMetrics } from '../observability/index.js';
 import type { HubRepository, StoredNotification } from '../store/index.js';
@@ -48,7 +49,12 @@ export interface PublishingDeps {
 }
 
 export class PublishingService {
-  constructor(private readonly deps: PublishingDeps) {}
+  /** One options object for every check: shared's parse copies one that omits unknownElements. */
+  private readonly checkOptions: ParseOptions;
+
+  constructor(private readonly deps: PublishingDeps) {
+    this.checkOptions = { maxBytes: deps.maxBodyBytes, unknownElements: 'skip' };
+  }
 
   private reject(
     refusal: PublishRefusal,
@@ -94,7 +100,7 @@ export class PublishingService {
     const { topic, source } = req.admission;
     try {
       // RN-1..RN-3 (RT-7: a malformed payload is refused). The parse is a check only: the stored bytes are the received ones.
-      await checkChangeNotificationInSlices(req.body, { maxBytes: this.deps.maxBodyBytes });
+      await checkChangeNotificationInSlices(req.body, this.checkOptions);
     } catch (err) {
       const d = describeError(err);
       if (isRsnotifyError(err))
