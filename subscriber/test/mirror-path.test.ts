@@ -189,3 +189,29 @@ test('layout: host directory with port, readable segments, the reserved index na
   );
   assert.equal(uriToMirrorPath(M, 'http://example.org/m/a/b.txt'), `${M}/example.org/m/a/b.txt`);
 });
+
+test('promise 4: a plain ASCII segment maps as its escaped equivalent does (the fast path agrees)', () => {
+  // Segments of printable ASCII skip the decoding path; escaping one unreserved character forces
+  // them through it (RFC 3986 §6.2.2.2: the same URI), so both must name the same file.
+  const segments = [
+    'abc',
+    'item-42.txt',
+    'a.b.c',
+    '...',
+    '.hidden',
+    'x~y_z',
+    "a!$&'()*+,;=:@b",
+    'A1',
+    'tag-1-',
+  ];
+  for (const segment of segments) {
+    const at = segment.search(/[A-Za-z0-9._~-]/);
+    const escaped =
+      segment.slice(0, at) +
+      `%${segment.charCodeAt(at).toString(16).toUpperCase()}` +
+      segment.slice(at + 1);
+    const plain = uriToMirrorPath(M, `http://example.org/${segment}/f`);
+    assert.equal(uriToMirrorPath(M, `http://example.org/${escaped}/f`), plain, segment);
+    assert.equal(basename(resolve(plain, '..')), segment);
+  }
+});

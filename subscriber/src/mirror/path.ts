@@ -89,7 +89,9 @@ function nameOfEscapes(bytes: number[]): string {
 
 /** Shortens an over-long name to a readable prefix plus the SHA-256 of the whole name. */
 function fitName(name: string): string {
-  if (Buffer.byteLength(name, 'utf8') <= MAX_NAME_BYTES) return name;
+  // A UTF-16 code unit is at most 3 UTF-8 bytes: short names need no count.
+  if (name.length * 3 <= MAX_NAME_BYTES || Buffer.byteLength(name, 'utf8') <= MAX_NAME_BYTES)
+    return name;
   const digest = createHash('sha256').update(name, 'utf8').digest('hex');
   let prefix = '';
   let bytes = 0;
@@ -110,8 +112,31 @@ function fail(code: 'RSN_PATH_ESCAPE' | 'RSN_PATH_UNMAPPABLE', uri: string, reas
   });
 }
 
+/**
+ * A segment of printable ASCII without '%' or '\\' (most segments of most URIs): nothing to decode
+ * and no byte to refuse, so it is its own name. The general path below gives the same answer for it.
+ */
+function isPlainSegment(raw: string): boolean {
+  if (raw.length === 0) return false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c <= 0x20 || c >= 0x7f || c === 0x25 || c === 0x5c) return false;
+  }
+  return true;
+}
+
 /** Checks one raw (still percent-encoded) path segment and returns its file-system name. */
 function segmentName(uri: string, raw: string): string {
+  if (isPlainSegment(raw)) {
+    if (raw === '.' || raw === '..')
+      return fail('RSN_PATH_ESCAPE', uri, `dot segment ${JSON.stringify(raw)}`);
+    return raw;
+  }
+  return escapedSegmentName(uri, raw);
+}
+
+/** segmentName for a segment with escapes, non-ASCII, controls or separators. */
+function escapedSegmentName(uri: string, raw: string): string {
   const bytes: number[] = []; // the fully decoded segment, for the checks
   let name = '';
   let run: number[] = [];
