@@ -48,9 +48,30 @@ export function runRepositoryContract(
     const n2 = await repo.getNotification(results[1]!.topicId, 2);
     assert.equal(n2?.body.toString(), 'a2');
     assert.equal(n2?.linkHeader, '<http://t/a>; rel="self"');
+    // Two topics interleaved in one turn (one batch where publishes are group-committed).
+    const mixed = [
+      ['http://t/a', 'a4'],
+      ['http://t/b', 'b2'],
+      ['http://t/a', 'a5'],
+      ['http://t/c', 'c1'],
+      ['http://t/b', 'b3'],
+      ['http://t/a', 'a6'],
+    ] as const;
+    const stored = await Promise.all(
+      mixed.map(([topic, tag]) => repo.appendNotification(note(topic, tag))),
+    );
+    assert.deepEqual(
+      stored.map((r) => r.seq),
+      [4, 2, 5, 1, 3, 6],
+    );
+    for (const [i, [, tag]] of mixed.entries()) {
+      const got = await repo.getNotification(stored[i]!.topicId, stored[i]!.seq);
+      assert.equal(got?.body.toString(), tag);
+    }
     assert.deepEqual((await repo.listTopics()).map((t) => [t.url, t.lastSeq]).sort(), [
-      ['http://t/a', 3],
-      ['http://t/b', 1],
+      ['http://t/a', 6],
+      ['http://t/b', 3],
+      ['http://t/c', 1],
     ]);
     await repo.close();
   });

@@ -35,7 +35,7 @@ type Append = NewNotification & { readonly payloadId: number | null };
 const EMPTY = Buffer.alloc(0);
 
 export class SqliteRepository implements HubRepository {
-  private readonly bumpTopic: Database.Statement<[number]>;
+  private readonly bumpTopic: Database.Statement<[number, number]>;
   private readonly topicByUrl: Database.Statement<[string]>;
   private readonly insertTopic: Database.Statement<[string, number]>;
   private readonly insertNotification: Database.Statement<
@@ -64,8 +64,8 @@ export class SqliteRepository implements HubRepository {
   ) {
     this.ctx = { sqlite, db };
     this.bumpTopic = sqlite
-      .prepare('UPDATE topics SET last_seq = last_seq + 1 WHERE id = ? RETURNING last_seq')
-      .pluck() as Database.Statement<[number]>;
+      .prepare('UPDATE topics SET last_seq = last_seq + ? WHERE id = ? RETURNING last_seq')
+      .pluck() as Database.Statement<[number, number]>;
     this.topicByUrl = sqlite.prepare('SELECT id FROM topics WHERE url = ?');
     this.insertTopic = sqlite.prepare(
       'INSERT INTO topics (url, last_seq, created_at) VALUES (?, 0, ?) RETURNING id',
@@ -88,10 +88,12 @@ export class SqliteRepository implements HubRepository {
       commit: (batch) => this.appendTx(batch),
       closedError: () => new StoreError('RSN_STORE_UNAVAILABLE', 'the hub database is closed'),
     });
-    this.appendTx = sqlite.transaction((batch: readonly Append[]) =>
-      batch.map((n) => {
+    this.appendTx = sqlite.transaction((batch: readonly Append[]) => {
+      const next = this.reserveSeqs(batch);
+      return batch.map((n) => {
         const topicId = this.ensureTopic(n.topicUrl, n.receivedAt);
-        const seq = this.bumpTopic.get(topicId) as number;
+        const seq = next.get(topicId)!;
+        next.set(topicId, seq + 1);
         this.insertNotification.run(
           topicId,
           seq,
@@ -102,8 +104,8 @@ export class SqliteRepository implements HubRepository {
           n.payloadId,
         );
         return { topicId, seq };
-      }),
-    );
+      });
+    });
     this.cursorsTx = sqlite.transaction((updates: readonly CursorUpdate[], now: number) => {
       for (const u of updates) {
         this.updateCursor.run(
@@ -127,6 +129,22 @@ export class SqliteRepository implements HubRepository {
           );
       }
     });
+  }
+
+  /**
+   * Moves each topic of a batch past all of its notifications with one UPDATE (one per
+   * notification cost ~2.4x the batch's inserts) and returns each topic's first new seq; the batch
+   * hands them out in its order, so seq order stays publish order per topic.
+   */
+  private reserveSeqs(batch: readonly Append[]): Map<number, number> {
+    const counts = new Map<number, number>();
+    for (const n of batch) {
+      const topicId = this.ensureTopic(n.topicUrl, n.receivedAt);
+      counts.set(topicId, (counts.get(topicId) ?? 0) + 1);
+    }
+    for (const [topicId, count] of counts)
+      counts.set(topicId, (this.bumpTopic.get(count, topicId) as number) - count + 1);
+    return counts;
   }
 
   private ensureTopic(url: string, now: number): number {
