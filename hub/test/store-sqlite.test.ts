@@ -1,11 +1,13 @@
 // The SQLite engine against the store contract, on a real database file (migrations applied at open).
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { openSqliteRepository } from '../src/store/index.js';
 import { PART_BYTES, STAGING_GRACE_MS } from '../src/store/sqlite/payloads.js';
 import { runRepositoryContract } from './repository-contract.js';
@@ -110,3 +112,66 @@ test('sqlite: promise 1: a large body is staged in parts that count only once it
     await repo.close();
   }
 });
+
+test('sqlite: upgrading a database of migration 0004 keeps every notification, and the table loses AUTOINCREMENT', async () => {
+  // A database as the previous release left it: migrations 0000-0004 only, notifications in it.
+  const drizzleDir = fileURLToPath(new URL('../drizzle', import.meta.url));
+  const older = join(root, 'older-migrations');
+  mkdirSync(join(older, 'meta'), { recursive: true });
+  const journal = JSON.parse(readFileSync(join(drizzleDir, 'meta', '_journal.json'), 'utf8')) as {
+    entries: { idx: number; tag: string }[];
+  };
+  const kept = journal.entries.filter((e) => e.idx <= 4);
+  writeFileSync(
+    join(older, 'meta', '_journal.json'),
+    JSON.stringify({ ...journal, entries: kept }),
+  );
+  for (const e of kept) copyFileSync(join(drizzleDir, `${e.tag}.sql`), join(older, `${e.tag}.sql`));
+  const file = join(root, 'upgrade', 'hub.db');
+  mkdirSync(join(root, 'upgrade'));
+  const raw = new Database(file);
+  migrate(drizzle(raw), { migrationsFolder: older });
+  raw
+    .prepare("INSERT INTO topics (url, last_seq, created_at) VALUES ('http://s.test/t', 2, 1)")
+    .run();
+  const add = raw.prepare(
+    "INSERT INTO notifications (topic_id, seq, received_at, content_type, link_header, body) VALUES (1, ?, 1, 'application/xml', '<l>', ?)",
+  );
+  add.run(1, Buffer.from('first'));
+  add.run(2, Buffer.from('second'));
+  assert.match(sqlOf(raw, 'notifications'), /AUTOINCREMENT/);
+  raw.close();
+
+  const repo = openSqliteRepository(file);
+  try {
+    assert.equal((await repo.getNotification(1, 1))?.body.toString(), 'first');
+    assert.equal((await repo.getNotification(1, 2))?.body.toString(), 'second');
+    const next = await repo.appendNotification({
+      topicUrl: 'http://s.test/t',
+      contentType: 'application/xml',
+      linkHeader: '<l>',
+      body: Buffer.from('third'),
+      receivedAt: 2,
+    });
+    assert.deepEqual(next, { topicId: 1, seq: 3 });
+    assert.equal((await repo.getNotification(1, 3))?.body.toString(), 'third');
+  } finally {
+    await repo.close();
+  }
+  const after = new Database(file, { readonly: true });
+  try {
+    assert.doesNotMatch(sqlOf(after, 'notifications'), /AUTOINCREMENT/);
+    assert.match(sqlOf(after, 'notifications_topic_seq_unique'), /UNIQUE INDEX/);
+    // DROP TABLE took the old table's sqlite_sequence row with it.
+    const seqRow = after.prepare("SELECT name FROM sqlite_sequence WHERE name = 'notifications'");
+    assert.equal(seqRow.get(), undefined);
+  } finally {
+    after.close();
+  }
+});
+
+function sqlOf(db: Database.Database, name: string): string {
+  const row = db.prepare('SELECT sql FROM sqlite_master WHERE name = ?').get(name) as
+    { sql: string } | undefined;
+  return row?.sql ?? '';
+}
