@@ -15,24 +15,12 @@ import { startHub } from '@rsnotify/hub';
 import { startSubscriber, uriToMirrorPath } from '@rsnotify/subscriber';
 import { startSourceSimulator, type SourceSimulator } from '../../src/source-simulator/index.js';
 import { sleep, waitFor } from '../../src/harness/index.js';
-import { subscriberConfig, type Workspace } from '../../e2e/subscriber-helpers.js';
+import { subscriberConfig } from '../../e2e/subscriber-helpers.js';
 import type { BenchContext, BenchRow, BenchScenario } from '../types.js';
+import { percentile } from '../lib/measure.js';
+import { benchWorkspace as ws } from '../lib/workspace.js';
 
 const INTERVAL_MS = 1_000;
-
-function ws(ctx: BenchContext, name: string): Workspace {
-  const dir = join(ctx.tmpDir, name);
-  return {
-    dir,
-    dataDir: join(dir, 'data'),
-    mirrorDir: join(dir, 'mirror'),
-    remove: async () => undefined,
-  };
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 async function fileHolds(path: string, expected: Buffer, t0: number): Promise<number> {
   for (;;) {

@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { createDatabase, startPostgres } from '../../../scripts/postgres-server.mjs';
 import type { BenchContext, BenchRow, BenchScenario } from '../types.js';
-import { profileArgs } from '../lib/measure.js';
+import { percentile, profileArgs } from '../lib/measure.js';
 import { describeRoleCpu, processTreeSeconds, meterRoles, type RoleCpu } from '../lib/proc-cpu.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -172,11 +172,6 @@ async function pool(
       while (next < total) await task(next++);
     }),
   );
-}
-
-function percentile(values: number[], p: number): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]! : NaN;
 }
 
 /** Subscriptions driven (SQLite: the active ones, all driven by the one process; PostgreSQL: claims summed over processes). */

@@ -1,41 +1,22 @@
-// Subscriber benchmarks, each with its raw baseline measured in the same run:
-// 1. Notification intake: signed change notifications POSTed straight to a verified callback (the
-//    subscriber checks the signature, commits the raw body to SQLite with synchronous=FULL, answers
-//    202, then parses and orders it), next to a raw node:http receiver that reads the body and answers
-//    202 doing nothing else. Each runs in a process of its own (lib/intake-child.ts for the
-//    subscriber); the driver sends the same signed POSTs to both, interleaved (sub, raw, sub, raw ...,
-//    three rounds), best of two concurrency settings each; CPU/op and peak RSS are the receiving
-//    process's own.
-// 2. Publish-to-file latency: the simulator makes one change and posts it to the real hub; the clock
-//    stops when the mirror file holds the new bytes. Baseline: one plain GET of the same resource plus
-//    a file write, alternating with the measured path; p50 per third of the samples gives the spread.
+// Subscriber intake, with its raw baseline measured in the same run (publish-to-file latency is in
+// publish-to-file.ts): signed change notifications POSTed straight to a verified callback (the
+// subscriber checks the signature, commits the raw body to SQLite, durable on disk, answers 202,
+// then parses and orders it), next to a raw node:http receiver that reads the body and answers 202
+// doing nothing else. Each runs in a process of its own (lib/intake-child.ts for the subscriber);
+// the driver sends the same signed POSTs to both, interleaved (sub, raw, sub, raw ..., three
+// rounds), best of two concurrency settings each; CPU/op and peak RSS are the receiving process's
+// own.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Pool, request } from 'undici';
+import { Pool } from 'undici';
 import { signatureHeader } from '@rsnotify/shared';
-import { startSubscriber, uriToMirrorPath } from '@rsnotify/subscriber';
-import { startSourceSimulator } from '../../src/source-simulator/index.js';
-import { waitFor } from '../../src/harness/index.js';
-import { startE2EHub, subscriberConfig, type Workspace } from '../../e2e/subscriber-helpers.js';
-import type { BenchContext, BenchRow, BenchScenario } from '../types.js';
+import type { BenchRow, BenchScenario } from '../types.js';
 import { describeRange, interleave, metered, profileArgs, spread } from '../lib/measure.js';
-import { StageTracer } from '../lib/publish-stages.js';
 import { ensureBuilt, repoRoot } from '../lib/hub-processes.js';
 
 const IN_FLIGHT_SETTINGS = [16, 64];
 const ROUNDS = Number(process.env.BENCH_ROUNDS) || 3; // BENCH_ROUNDS: more rounds for an A/B
-
-function ws(ctx: BenchContext, name: string): Workspace {
-  const dir = join(ctx.tmpDir, name);
-  return {
-    dir,
-    dataDir: join(dir, 'data'),
-    mirrorDir: join(dir, 'mirror'),
-    remove: async () => undefined,
-  };
-}
 
 /** Sends `count` POSTs through one keep-alive Pool, `inFlight` at a time; returns requests per second. */
 async function blast(
@@ -316,133 +297,5 @@ const intake: BenchScenario = {
   },
 };
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-const latency: BenchScenario = {
-  name: 'subscriber publish-to-file',
-  async run(ctx) {
-    const samples = Math.max(20, Math.round(200 * ctx.scale));
-    const w = ws(ctx, 'latency');
-    const hub = await startE2EHub({ dbFile: join(w.dir, 'hub.db') });
-    const sim = await startSourceSimulator({ seed: 2, initialResources: 50 });
-    const { token } = await hub.addSource('sim', [sim.topicPrefix]);
-    sim.setHub(hub.url, token);
-    const sub = await startSubscriber({
-      ...subscriberConfig(w, sim.wellKnownUrl),
-      logLevel: 'warn',
-    });
-    try {
-      await waitFor(
-        async () =>
-          (await sub.status())[0]?.subscriptionState === 'active' &&
-          (await sub.status())[0]?.syncedUntil,
-        { what: 'subscribed', timeoutMs: 30_000 },
-      );
-      const times: number[] = [];
-      const rawTimes: number[] = [];
-      const tracer = new StageTracer(hub.url);
-      for (let i = 0; i < samples + 5; i++) {
-        const before = sim.snapshot();
-        const t0 = tracer.begin();
-        await sim.changeBatch(1);
-        const after = sim.snapshot();
-        const changed =
-          [...after].find(([uri, e]) => !before.get(uri)?.bytes.equals(e.bytes)) ??
-          [...before].find(([uri]) => !after.has(uri));
-        if (!changed) {
-          tracer.end(false);
-          continue;
-        }
-        const [uri] = changed;
-        tracer.target(uri);
-        const expected = after.get(uri)?.bytes;
-        // Woken by inotify when the file is renamed into place (a 1 ms poll alone would add up to
-        // a timer period to every sample).
-        const inPlace = await tracer.waitForFile(
-          uriToMirrorPath(w.mirrorDir, uri),
-          expected,
-          10_000,
-        );
-        tracer.end(i >= 5 && expected !== undefined);
-        const dt = inPlace - t0;
-        if (i >= 5) times.push(dt); // the first few warm connections and caches
-        if (expected) {
-          const r0 = performance.now();
-          const res = await request(uri);
-          const body = Buffer.from(await res.body.arrayBuffer());
-          await writeFile(join(w.dir, 'raw.bin'), body);
-          rawTimes.push(performance.now() - r0);
-        }
-      }
-      // The spread: p50 of each third of the samples (in the order taken, so drift shows).
-      const thirds = (xs: number[]) =>
-        [0, 1, 2].map((k) =>
-          xs.slice(Math.floor((k * xs.length) / 3), Math.floor(((k + 1) * xs.length) / 3)),
-        );
-      const p50s = spread(
-        thirds(times).map((t) =>
-          percentile(
-            [...t].sort((a, b) => a - b),
-            50,
-          ),
-        ),
-      );
-      const raw50s = spread(
-        thirds(rawTimes).map((t) =>
-          percentile(
-            [...t].sort((a, b) => a - b),
-            50,
-          ),
-        ),
-      );
-      times.sort((a, b) => a - b);
-      rawTimes.sort((a, b) => a - b);
-      const p50 = percentile(times, 50);
-      const p99 = percentile(times, 99);
-      const raw50 = percentile(rawTimes, 50);
-      tracer.close();
-      ctx.log(`publish-to-file, per stage (updates only):\n${tracer.table()}`);
-      const note = `${times.length} single-change notifications, one at a time, through the real hub (hub, subscriber, Source in this process), each followed by its raw GET + write`;
-      ctx.log(
-        `publish-to-file: p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, raw GET+write p50 ${raw50.toFixed(2)} ms`,
-      );
-      const rows: BenchRow[] = [
-        {
-          scenario: 'subscriber publish-to-file',
-          figure: 'latency p50 (Source change -> hub -> subscriber -> file)',
-          value: p50,
-          unit: 'ms',
-          range: `p50 per third: ${describeRange(p50s)}`,
-          baseline: {
-            label: 'raw GET + write p50',
-            value: raw50,
-            unit: 'ms',
-            range: `p50 per third: ${describeRange(raw50s)}`,
-          },
-          ratio: p50 / raw50,
-          target: 'p50 <= 3 ms',
-          note,
-        },
-        {
-          scenario: 'subscriber publish-to-file',
-          figure: 'latency p99',
-          value: p99,
-          unit: 'ms',
-          baseline: { label: 'raw GET + write p99', value: percentile(rawTimes, 99), unit: 'ms' },
-          ratio: p99 / percentile(rawTimes, 99),
-          note,
-        },
-      ];
-      return rows;
-    } finally {
-      await sub.close();
-      await sim.close();
-      await hub.close();
-    }
-  },
-};
-
-export const scenarios: BenchScenario[] = [intake, latency];
+export const scenarios: BenchScenario[] = [intake];
 export default intake;
