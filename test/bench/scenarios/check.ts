@@ -11,7 +11,8 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { notification, repoRoot } from '../lib/hub-processes.js';
+import { ensureBuilt, notification, repoRoot } from '../lib/hub-processes.js';
+import { describeRange, spread } from '../lib/measure.js';
 import type { BenchContext, BenchRow, BenchScenario } from '../types.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS) || 5;
@@ -55,9 +56,8 @@ async function batch(arm: Arm, entries: number, n: number): Promise<number> {
   return Number(stdout);
 }
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const range = (xs: number[]): string =>
-  `${Math.min(...xs).toFixed(1)}-${Math.max(...xs).toFixed(1)}, n=${xs.length}`;
+const median = (xs: readonly number[]): number => spread(xs).median;
+const range = (xs: readonly number[]): string => describeRange(spread(xs));
 
 async function measureBody(
   ctx: BenchContext,
@@ -103,6 +103,9 @@ async function measureBody(
 async function run(ctx: BenchContext): Promise<BenchRow[]> {
   const scale = ctx.scale;
   const all = arms();
+  // The children load the build: brought up to date first, so a stale dist/ is never measured.
+  for (const root of new Set(all.map((arm) => join(arm.sharedIndex, '../../..'))))
+    ensureBuilt(root);
   return [
     ...(await measureBody(ctx, all, 5, Math.max(200, Math.round(3000 * scale)))),
     ...(await measureBody(ctx, all, 1000, Math.max(5, Math.round(30 * scale)))),
