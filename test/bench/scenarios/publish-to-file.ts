@@ -21,17 +21,17 @@ import { benchWorkspace as ws } from '../lib/workspace.js';
 import { runCli, startHubChild } from '../lib/hub-processes.js';
 
 /**
- * One GET of `uri` into `path`: a plain write, or with `durable` (a sample number) as the mirror
- * writes a file: a new temporary file, fsync, then rename over `path`. Returns milliseconds.
+ * One GET of `uri` into `path`: a plain write, or with `durable` as the mirror writes a file: a new
+ * temporary file, fsync, then rename over `path`. Returns milliseconds.
  */
-async function rawGetAndWrite(uri: string, path: string, durable?: number): Promise<number> {
+async function rawGetAndWrite(uri: string, path: string, durable = false): Promise<number> {
   const t0 = performance.now();
   const res = await request(uri);
   const body = Buffer.from(await res.body.arrayBuffer());
-  if (durable === undefined) {
+  if (!durable) {
     await writeFile(path, body);
   } else {
-    const tmp = `${path}.${durable}.tmp`;
+    const tmp = `${path}.tmp`; // renamed away before the next sample, so 'wx' never meets it
     const handle = await open(tmp, 'wx');
     try {
       await handle.write(body);
@@ -160,7 +160,7 @@ const latency: BenchScenario = {
         }
         if (uri) {
           rawTimes.push(await rawGetAndWrite(uri, join(apart.w.dir, 'raw.bin')));
-          durableTimes.push(await rawGetAndWrite(uri, join(apart.w.dir, 'durable.bin'), i));
+          durableTimes.push(await rawGetAndWrite(uri, join(apart.w.dir, 'durable.bin'), true));
         }
       }
       const raw50 = percentile(rawTimes, 50);
