@@ -174,7 +174,7 @@ export async function startHubChild(
     process.execPath,
     [
       ...profileArgs(name),
-      ...probeArgs(),
+      ...probeArgs({ runsTsx: false }),
       'hub/dist/cli.js',
       'serve',
       '--port',

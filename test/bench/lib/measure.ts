@@ -164,10 +164,14 @@ export function profileArgs(name: string): string[] {
   return [...extra, ...(dir ? ['--cpu-prof', '--cpu-prof-dir', `${dir}/${name}`] : [])];
 }
 
-/** BENCH_INFLIGHT=<dir> preloads lib/inflight-probe.ts (after tsx) into a measured process. */
-export function probeArgs(): string[] {
+/**
+ * BENCH_INFLIGHT=<dir> preloads lib/inflight-probe.ts into a measured process, after tsx: a process
+ * that runs its build (`dist/`, as the hub does) needs tsx loaded for the probe alone.
+ */
+export function probeArgs(options: { runsTsx: boolean }): string[] {
+  if (!process.env.BENCH_INFLIGHT) return [];
   const probe = fileURLToPath(new URL('./inflight-probe.ts', import.meta.url));
-  return process.env.BENCH_INFLIGHT ? ['--import', probe] : [];
+  return [...(options.runsTsx ? [] : ['--import', 'tsx']), '--import', probe];
 }
 
 /** One measured window of an arm (ms since the epoch), as lib/inflight-summary.ts reads it. */

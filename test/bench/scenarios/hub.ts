@@ -6,8 +6,10 @@
 //       bodies, headers and callback URLs, one POST in flight per callback, the best of a few
 //       concurrency settings; publish-to-receipt latency p50/p99 (paced);
 //   (2) accepted durable ResourceSync publishes per second (parse + SQLite commit before the 200),
-//       next to the same POSTs answered by a bare node:http server in another process, best of two
-//       concurrency settings each.
+//       next to the same POSTs answered by a bare node:http server in another process, best of
+//       three concurrency settings each;
+//   (3) the bound the publish path sets at 1 subscriber, where every delivery needs a publish: the
+//       hub's publishes/s at the burst's concurrency, next to the 1-subscriber raw rounds.
 // Hub, receivers (plain node:http, 4 ports = 4 origins) and raw sender are separate processes, so
 // no party's CPU is charged to another; CPU/op is the measured process's own CPU time (from /proc)
 // divided by the operations, peak RSS its VmHWM, reset before each measured run.
@@ -35,6 +37,7 @@ import {
   type HubChild,
 } from '../lib/hub-processes.js';
 import {
+  BURST_PUBLISHES_IN_FLIGHT,
   hubBurst,
   pacedLatency,
   publishRate,
@@ -43,6 +46,7 @@ import {
   rawSettings,
   summary,
   type Measured,
+  type PublishRate,
 } from '../lib/hub-arms.js';
 
 const plural = (n: number) => `${n.toLocaleString('en-US')} subscriber${n === 1 ? '' : 's'}`;
@@ -135,6 +139,35 @@ function baseRow(
   };
 }
 
+/**
+ * At 1 subscriber every delivery needs a publish of its own: the burst cannot deliver faster than
+ * the hub accepts publishes at the burst's concurrency with nobody to deliver to. That rate over
+ * the raw sender's is the most the 1-subscriber ratio can reach on this machine with this hub's
+ * publish path, whatever its deliveries cost.
+ */
+function oneSubscriberBound(
+  publishes: readonly PublishRate[],
+  one: { hub: Measured[]; raw: Measured[] },
+): BenchRow {
+  const atBurst = summary(publishes.map((m) => m.bySetting.get(BURST_PUBLISHES_IN_FLIGHT)!));
+  const raw = summary(one.raw);
+  const burst = summary(one.hub);
+  return {
+    scenario: 'hub fan-out',
+    figure: `bound at 1 subscriber: publishes/s the hub accepts at the burst's ${BURST_PUBLISHES_IN_FLIGHT} in flight, no subscriber`,
+    value: atBurst.rate.median,
+    unit: 'publishes/s',
+    range: describeRange(atBurst.rate),
+    cpuUsPerOp: atBurst.cpu,
+    baseline: rawCeiling(raw),
+    ratio: atBurst.rate.median / raw.rate.median,
+    note:
+      `the publish rounds at ${BURST_PUBLISHES_IN_FLIGHT} in flight, next to the 1-subscriber raw rounds (both in this run, not interleaved with each other); ` +
+      `ratio: the most the 1-subscriber ratio can reach, since each of its deliveries needs a publish; ` +
+      `the 1-subscriber burst delivered ${(burst.rate.median / atBurst.rate.median).toFixed(2)} of this rate`,
+  };
+}
+
 const scenario: BenchScenario = {
   name: 'hub',
   async run(ctx: BenchContext): Promise<BenchRow[]> {
@@ -155,6 +188,8 @@ const scenario: BenchScenario = {
       const body = notification(0);
 
       let subscribed = 0;
+      // The 1-subscriber burst's figures, for the bound its publishes set (after the publish rounds).
+      let oneSubscriber: { hub: Measured[]; raw: Measured[] } | undefined;
       // BENCH_HUB_SIZES=100,1000 limits the fan-out sizes (for profiling one stage); an empty
       // value runs the publish rounds alone.
       const sizes = (process.env.BENCH_HUB_SIZES ?? '1,10,100,1000')
@@ -199,6 +234,7 @@ const scenario: BenchScenario = {
         } as Record<'hub' | 'base' | 'raw', () => Promise<Measured>>);
         const hs = summary(r.hub);
         const rs = summary(r.raw);
+        if (n === 1) oneSubscriber = { hub: r.hub, raw: r.raw };
         const ratios = spread(r.hub.map((m, i) => m.perSecond / r.raw[i]!.perSecond));
         ctx.log(
           `  hub ${describeSpread(hs.rate)}/s, raw ${describeSpread(rs.rate)}/s, ratio ${describeSpread(ratios)}; CPU µs/delivery hub ${hs.cpu.toFixed(1)}, raw ${rs.cpu.toFixed(1)}; hub wrote ${hs.writtenKiB.toFixed(2)} KiB/delivery`,
@@ -253,7 +289,7 @@ const scenario: BenchScenario = {
       if (process.env.BENCH_HUB_SKIP_PUBLISH) return rows;
       ctx.log(`publish rate: ${ROUNDS} interleaved rounds`);
       const total = Math.round(10_000 * ctx.scale);
-      const settings = [8, 32, 64];
+      const settings = [BURST_PUBLISHES_IN_FLIGHT, 32, 64];
       const bare = receivers.url(0, '/bare');
       const p = await interleave(ROUNDS, {
         hub: () => publishRate(h.url, h.child.pid!, token, h.url, total, settings),
@@ -264,7 +300,7 @@ const scenario: BenchScenario = {
                 publishRate(b.hub.url, b.hub.child.pid!, b.token, b.hub.url, total, settings),
             }
           : {}),
-      } as Record<'hub' | 'bare' | 'base', () => Promise<Measured & { concurrency: number }>>);
+      } as Record<'hub' | 'bare' | 'base', () => Promise<PublishRate>>);
       const ph = summary(p.hub);
       const pb = summary(p.bare);
       if (b) {
@@ -295,6 +331,7 @@ const scenario: BenchScenario = {
           `${total} POSTs a round, best of ${settings.join('/')} in flight (won: hub ${p.hub.map((m) => m.concurrency).join(',')}; bare ${p.bare.map((m) => m.concurrency).join(',')}); ` +
           `token checked, WAL synchronous=NORMAL; the hub wrote ${ph.writtenKiB.toFixed(1)} KiB per publish to storage (/proc/<pid>/io)`,
       });
+      if (oneSubscriber) rows.push(oneSubscriberBound(p.hub, oneSubscriber));
       return rows;
     } finally {
       await hub?.stop();
