@@ -89,9 +89,10 @@ export class SqliteRepository implements HubRepository {
       closedError: () => new StoreError('RSN_STORE_UNAVAILABLE', 'the hub database is closed'),
     });
     this.appendTx = sqlite.transaction((batch: readonly Append[]) => {
-      const next = this.reserveSeqs(batch);
-      return batch.map((n) => {
-        const topicId = this.ensureTopic(n.topicUrl, n.receivedAt);
+      const topicIds = batch.map((n) => this.ensureTopic(n.topicUrl, n.receivedAt));
+      const next = this.reserveSeqs(topicIds);
+      return batch.map((n, i) => {
+        const topicId = topicIds[i]!;
         const seq = next.get(topicId)!;
         next.set(topicId, seq + 1);
         this.insertNotification.run(
@@ -136,12 +137,9 @@ export class SqliteRepository implements HubRepository {
    * notification cost ~2.4x the batch's inserts) and returns each topic's first new seq; the batch
    * hands them out in its order, so seq order stays publish order per topic.
    */
-  private reserveSeqs(batch: readonly Append[]): Map<number, number> {
+  private reserveSeqs(topicIds: readonly number[]): Map<number, number> {
     const counts = new Map<number, number>();
-    for (const n of batch) {
-      const topicId = this.ensureTopic(n.topicUrl, n.receivedAt);
-      counts.set(topicId, (counts.get(topicId) ?? 0) + 1);
-    }
+    for (const topicId of topicIds) counts.set(topicId, (counts.get(topicId) ?? 0) + 1);
     for (const [topicId, count] of counts)
       counts.set(topicId, (this.bumpTopic.get(count, topicId) as number) - count + 1);
     return counts;
