@@ -147,6 +147,53 @@ export interface HubChild {
   stop(): Promise<void>;
 }
 
+/** The floor hub (lib/floor-hub.ts): a HubChild the bursts drive like the hub, subscribed over IPC. */
+export async function startFloorHub(
+  workDir: string,
+): Promise<HubChild & { subscribe(topic: string, callbacks: string[]): Promise<void> }> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--conditions=@rsnotify/source',
+      '--import',
+      'tsx',
+      ...profileArgs('floor'),
+      ...probeArgs({ runsTsx: true }),
+      'test/bench/lib/floor-hub.ts',
+    ],
+    {
+      cwd: repoRoot,
+      env: {
+        ...process.env,
+        WORK_DIR: workDir,
+        CONNECTIONS: String(CONNECTIONS_PER_ORIGIN),
+        MAX_IN_FLIGHT: String(HUB_IN_FLIGHT),
+        BENCH_PROBE_NAME: 'floor',
+      },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    },
+  );
+  const first = await new Promise<{ url: string }>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as { url: string }));
+    child.once('exit', (code) => reject(new Error(`floor hub exited ${code}`)));
+  });
+  return {
+    name: 'floor',
+    child,
+    url: first.url,
+    subscribe: (topic, callbacks) =>
+      new Promise((resolve) => {
+        child.once('message', () => resolve());
+        child.send({ cmd: 'subscribe', topic, callbacks });
+      }),
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    },
+  };
+}
+
 export function runCli(args: string[]): Promise<string[]> {
   const child = spawn(
     process.execPath,

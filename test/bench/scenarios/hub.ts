@@ -9,7 +9,9 @@
 //       next to the same POSTs answered by a bare node:http server in another process, best of
 //       three concurrency settings each;
 //   (3) the bound the publish path sets at 1 subscriber, where every delivery needs a publish: the
-//       hub's publishes/s at the burst's concurrency, next to the 1-subscriber raw rounds.
+//       hub's publishes/s at the burst's concurrency, next to the 1-subscriber raw rounds;
+//   (4) the floor hub (lib/floor-hub.ts), a fourth arm in the same rounds of (1) and (2): a hub that
+//       only stores and forwards, so the most any hub could reach here next to the same ceilings.
 // Hub, receivers (plain node:http, 4 ports = 4 origins) and raw sender are separate processes, so
 // no party's CPU is charged to another; CPU/op is the measured process's own CPU time (from /proc)
 // divided by the operations, peak RSS its VmHWM, reset before each measured run.
@@ -32,6 +34,7 @@ import {
   Receivers,
   ROUNDS,
   runCli,
+  startFloorHub,
   startHubChild,
   waitUntil,
   type HubChild,
@@ -48,8 +51,14 @@ import {
   type Measured,
   type PublishRate,
 } from '../lib/hub-arms.js';
-
-const plural = (n: number) => `${n.toLocaleString('en-US')} subscriber${n === 1 ? '' : 's'}`;
+import {
+  baseRow,
+  floorFanOutRow,
+  floorPublishRow,
+  oneSubscriberBound,
+  plural,
+  rawCeiling,
+} from '../lib/hub-rows.js';
 
 const FAN_OUT_TARGET: Record<number, string> = {
   1: 'ratio >= 0.6',
@@ -105,69 +114,6 @@ async function subscribe(
   );
 }
 
-/** The raw sender's rounds as the baseline of a fan-out row. */
-function rawCeiling(rs: ReturnType<typeof summary>): NonNullable<BenchRow['baseline']> {
-  return {
-    label: 'raw sender ceiling',
-    value: rs.rate.median,
-    unit: 'req/s',
-    range: describeRange(rs.rate),
-    cpuUsPerOp: rs.cpu,
-  };
-}
-
-/** The BENCH_HUB_BASE checkout's fan-out, next to the same raw rounds. */
-function baseRow(
-  n: number,
-  bs: ReturnType<typeof summary>,
-  rs: ReturnType<typeof summary>,
-  base: Measured[],
-  raw: Measured[],
-): BenchRow {
-  const ratios = spread(base.map((m, i) => m.perSecond / raw[i]!.perSecond));
-  return {
-    scenario: 'hub fan-out',
-    figure: `deliveries/s to ${plural(n)} (burst), BENCH_HUB_BASE checkout`,
-    value: bs.rate.median,
-    unit: 'deliveries/s',
-    range: describeRange(bs.rate),
-    cpuUsPerOp: bs.cpu,
-    peakRssMiB: bs.rss,
-    baseline: rawCeiling(rs),
-    ratio: bs.rate.median / rs.rate.median,
-    note: `the same rounds, interleaved with this checkout's hub and the raw sender; per-round ratios ${describeSpread(ratios)}`,
-  };
-}
-
-/**
- * At 1 subscriber every delivery needs a publish of its own: the burst cannot deliver faster than
- * the hub accepts publishes at the burst's concurrency with nobody to deliver to. That rate over
- * the raw sender's is the most the 1-subscriber ratio can reach on this machine with this hub's
- * publish path, whatever its deliveries cost.
- */
-function oneSubscriberBound(
-  publishes: readonly PublishRate[],
-  one: { hub: Measured[]; raw: Measured[] },
-): BenchRow {
-  const atBurst = summary(publishes.map((m) => m.bySetting.get(BURST_PUBLISHES_IN_FLIGHT)!));
-  const raw = summary(one.raw);
-  const burst = summary(one.hub);
-  return {
-    scenario: 'hub fan-out',
-    figure: `bound at 1 subscriber: publishes/s the hub accepts at the burst's ${BURST_PUBLISHES_IN_FLIGHT} in flight, no subscriber`,
-    value: atBurst.rate.median,
-    unit: 'publishes/s',
-    range: describeRange(atBurst.rate),
-    cpuUsPerOp: atBurst.cpu,
-    baseline: rawCeiling(raw),
-    ratio: atBurst.rate.median / raw.rate.median,
-    note:
-      `the publish rounds at ${BURST_PUBLISHES_IN_FLIGHT} in flight, next to the 1-subscriber raw rounds (both in this run, not interleaved with each other); ` +
-      `ratio: the most the 1-subscriber ratio can reach, since each of its deliveries needs a publish; ` +
-      `the 1-subscriber burst delivered ${(burst.rate.median / atBurst.rate.median).toFixed(2)} of this rate`,
-  };
-}
-
 const scenario: BenchScenario = {
   name: 'hub',
   async run(ctx: BenchContext): Promise<BenchRow[]> {
@@ -176,6 +122,7 @@ const scenario: BenchScenario = {
     const raw = await RawSender.start();
     let hub: HubChild | undefined;
     let base: HubChild | undefined;
+    const floor = await startFloorHub(ctx.tmpDir);
     try {
       const started = await startHub(ctx.tmpDir, 'hub');
       hub = started.hub;
@@ -210,6 +157,7 @@ const scenario: BenchScenario = {
           await subscribe(b.hub, topic, callbacks, subscribed);
           ctx.log(`  base: in ${Math.round(performance.now() - t0)} ms`);
         }
+        await floor.subscribe(topic, callbacks);
         // The hub sends the stored Link header verbatim: the raw sender sends the same one.
         const headers = { 'content-type': 'application/xml', link: linkFor(topic, h.url) };
         const deliveries = Math.round((n === 1 ? 2_000 : 20_000) * ctx.scale);
@@ -218,6 +166,7 @@ const scenario: BenchScenario = {
         await hubBurst(h, token, receivers, topic, n, Math.max(2, Math.round(perCallback / 5)));
         if (b)
           await hubBurst(b.hub, b.token, receivers, topic, n, Math.round(perCallback / 5) || 2);
+        await hubBurst(floor, '', receivers, topic, n, Math.max(2, Math.round(perCallback / 5)));
         await rawFanOut(
           raw,
           receivers,
@@ -231,13 +180,14 @@ const scenario: BenchScenario = {
           hub: () => hubBurst(h, token, receivers, topic, n, perCallback),
           ...(b ? { base: () => hubBurst(b.hub, b.token, receivers, topic, n, perCallback) } : {}),
           raw: () => rawFanOut(raw, receivers, callbacks, perCallback, body, headers),
-        } as Record<'hub' | 'base' | 'raw', () => Promise<Measured>>);
+          floor: () => hubBurst(floor, '', receivers, topic, n, perCallback),
+        } as Record<'hub' | 'base' | 'raw' | 'floor', () => Promise<Measured>>);
         const hs = summary(r.hub);
         const rs = summary(r.raw);
         if (n === 1) oneSubscriber = { hub: r.hub, raw: r.raw };
         const ratios = spread(r.hub.map((m, i) => m.perSecond / r.raw[i]!.perSecond));
         ctx.log(
-          `  hub ${describeSpread(hs.rate)}/s, raw ${describeSpread(rs.rate)}/s, ratio ${describeSpread(ratios)}; CPU µs/delivery hub ${hs.cpu.toFixed(1)}, raw ${rs.cpu.toFixed(1)}; hub wrote ${hs.writtenKiB.toFixed(2)} KiB/delivery`,
+          `  hub ${describeSpread(hs.rate)}/s, raw ${describeSpread(rs.rate)}/s, floor ${describeSpread(summary(r.floor).rate)}/s, ratio ${describeSpread(ratios)}; CPU µs/delivery hub ${hs.cpu.toFixed(1)}, raw ${rs.cpu.toFixed(1)}; hub wrote ${hs.writtenKiB.toFixed(2)} KiB/delivery`,
         );
         if (b) {
           rows.push(baseRow(n, summary(r.base), rs, r.base, r.raw));
@@ -284,6 +234,7 @@ const scenario: BenchScenario = {
           value: percentile(latencies, 99),
           unit: 'ms',
         });
+        rows.push(floorFanOutRow(n, r.floor, r.raw));
       }
 
       if (process.env.BENCH_HUB_SKIP_PUBLISH) return rows;
@@ -294,13 +245,14 @@ const scenario: BenchScenario = {
       const p = await interleave(ROUNDS, {
         hub: () => publishRate(h.url, h.child.pid!, token, h.url, total, settings),
         bare: () => publishRate(bare, receivers.pid, token, h.url, total, settings),
+        floor: () => publishRate(floor.url, floor.child.pid!, '', h.url, total, settings),
         ...(b
           ? {
               base: () =>
                 publishRate(b.hub.url, b.hub.child.pid!, b.token, b.hub.url, total, settings),
             }
           : {}),
-      } as Record<'hub' | 'bare' | 'base', () => Promise<PublishRate>>);
+      } as Record<'hub' | 'bare' | 'base' | 'floor', () => Promise<PublishRate>>);
       const ph = summary(p.hub);
       const pb = summary(p.bare);
       if (b) {
@@ -331,10 +283,12 @@ const scenario: BenchScenario = {
           `${total} POSTs a round, best of ${settings.join('/')} in flight (won: hub ${p.hub.map((m) => m.concurrency).join(',')}; bare ${p.bare.map((m) => m.concurrency).join(',')}); ` +
           `token checked, WAL synchronous=NORMAL; the hub wrote ${ph.writtenKiB.toFixed(1)} KiB per publish to storage (/proc/<pid>/io)`,
       });
+      rows.push(floorPublishRow(p.floor, p.bare));
       if (oneSubscriber) rows.push(oneSubscriberBound(p.hub, oneSubscriber));
       return rows;
     } finally {
       await hub?.stop();
+      await floor.stop();
       await base?.stop();
       raw.stop();
       receivers.stop();

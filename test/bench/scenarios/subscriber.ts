@@ -2,10 +2,11 @@
 // publish-to-file.ts): signed change notifications POSTed straight to a verified callback (the
 // subscriber checks the signature, commits the raw body to SQLite, durable on disk, answers 202,
 // then parses and orders it), next to a raw node:http receiver that reads the body and answers 202
-// doing nothing else. Each runs in a process of its own (lib/intake-child.ts for the subscriber);
-// the driver sends the same signed POSTs to both, interleaved (sub, raw, sub, raw ..., three
-// rounds), best of two concurrency settings each; CPU/op and peak RSS are the receiving process's
-// own.
+// doing nothing else, and a durable floor that only verifies, inserts and syncs before its 202
+// (lib/intake-receivers.ts). Each runs in a process of its own (lib/intake-child.ts for the
+// subscriber); the driver sends the same signed POSTs to all, interleaved (sub, raw, floor, sub,
+// ..., three rounds), best of two concurrency settings each; CPU/op and peak RSS are the receiving
+// process's own.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -14,6 +15,7 @@ import { signatureHeader } from '@rsnotify/shared';
 import type { BenchRow, BenchScenario } from '../types.js';
 import { describeRange, interleave, metered, profileArgs, spread } from '../lib/measure.js';
 import { ensureBuilt, repoRoot } from '../lib/hub-processes.js';
+import { DURABLE_FLOOR_JS, RAW_RECEIVER_JS } from '../lib/intake-receivers.js';
 
 const IN_FLIGHT_SETTINGS = [16, 64];
 const ROUNDS = Number(process.env.BENCH_ROUNDS) || 3; // BENCH_ROUNDS: more rounds for an A/B
@@ -59,14 +61,6 @@ function notification(i: number): string {
     new Date(Date.UTC(2030, 0, 1) + n * 1000).toISOString().replace('.000Z', 'Z');
   return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/"><rs:md capability="change-notification" from="${t(i)}" until="${t(i + 1)}"/><url><loc>http://127.0.0.1:9/bench/r${i % 100}</loc><rs:md change="deleted" datetime="${t(i)}"/></url></urlset>`;
 }
-
-// The raw receiver (child process, plain JavaScript): reads the body, answers 202.
-const RAW_RECEIVER_JS = String.raw`
-import { createServer } from 'node:http';
-const s = createServer((req, res) => { req.on('data', () => undefined); req.on('end', () => res.writeHead(202).end()); });
-s.keepAliveTimeout = 60000;
-s.listen(0, '127.0.0.1', () => process.send({ origin: 'http://127.0.0.1:' + s.address().port }));
-`;
 
 async function child(
   args: string[],
@@ -137,6 +131,42 @@ const subscriberChildArgs = (name: string): string[] => [
   'test/bench/lib/intake-child.ts',
 ];
 
+/** The floor receivers, in the order their rows print: the durable one, then its split without the sync. */
+const FLOOR_SYNCS = ['fdatasync', 'none'] as const;
+type FloorSync = (typeof FLOOR_SYNCS)[number];
+
+/** A floor's rounds (DURABLE_FLOOR_JS) next to the raw receiver's. */
+function floorRow(sync: FloorSync, floor: IntakeRun[], raw: IntakeRun[], count: number): BenchRow {
+  const f = spread(floor.map((x) => x.perSecond));
+  const b = spread(raw.map((x) => x.perSecond));
+  return {
+    scenario: 'subscriber intake',
+    figure:
+      sync === 'fdatasync'
+        ? 'floor: signed notifications accepted/s by a receiver that only verifies, inserts and fdatasyncs before 202'
+        : 'floor split: the same receiver without the fdatasync (verify + insert + commit only; not durable)',
+    value: f.median,
+    unit: 'req/s',
+    range: describeRange(f),
+    cpuUsPerOp: spread(floor.map((x) => x.cpuUsPerOp)).median,
+    peakRssMiB: Math.max(...floor.map((x) => x.peakRssMiB)),
+    baseline: {
+      label: 'raw node:http receiver, no work (own process)',
+      value: b.median,
+      unit: 'req/s',
+      range: describeRange(b),
+      cpuUsPerOp: spread(raw.map((x) => x.cpuUsPerOp)).median,
+    },
+    ratio: f.median / b.median,
+    note:
+      `the same signed POSTs, ${count} a round, best of ${IN_FLIGHT_SETTINGS.join('/')} in flight (won: ${floor.map((x) => x.inFlight).join(',')}); ` +
+      `per-round ratios ${describeRange(spread(floor.map((x, i) => x.perSecond / raw[i]!.perSecond)))}; ` +
+      (sync === 'fdatasync'
+        ? 'plain JavaScript: HMAC-SHA256 in constant time, one SQLite transaction per turn (WAL, synchronous=NORMAL), the WAL synced (fdatasync) off the main thread before the 202s; no parse, no apply, no checkpoints: the most a receiver with this promise can reach here'
+        : 'answered a turn after the commit instead of after the sync: what the signature, the insert and HTTP cost without the disk'),
+  };
+}
+
 const intake: BenchScenario = {
   name: 'subscriber intake',
   async run(ctx) {
@@ -168,9 +198,23 @@ const intake: BenchScenario = {
         next: 0,
       });
     };
+    const floors = new Map<FloorSync, Awaited<ReturnType<typeof child>>>();
+    const startFloor = async (sync: FloorSync): Promise<void> => {
+      const f = await child(
+        ['--input-type=module', '-e', DURABLE_FLOOR_JS],
+        {
+          DB_FILE: join(ctx.tmpDir, `intake-floor-${sync}.db`),
+          SECRET: started[0]!.info.secret!,
+          SYNC: sync,
+        },
+        join(repoRoot, 'subscriber'), // where better-sqlite3 resolves
+      );
+      floors.set(sync, f);
+    };
     try {
       await startSubscriberChild('subscriber');
       if (abDir) await startSubscriberChild('subscriber-ab', abDir);
+      for (const sync of FLOOR_SYNCS) await startFloor(sync);
       // Each POST to a subscriber carries the next interval of its own sequence (RN-5), so none is
       // a duplicate and there is no gap (a gap would make the subscriber buffer and catch up).
       const signed = (t: IntakeTarget, base: number) => (i: number) => ({
@@ -221,6 +265,7 @@ const intake: BenchScenario = {
       // The raw receiver gets the same requests (headers included) as the measured subscriber.
       const rawSigned = signed(targets.get('subscriber')!, 0);
       await blast(rawOrigin, '/callback', rawSigned, 500, 64);
+      for (const f of floors.values()) await blast(f.info.origin!, '/callback', rawSigned, 500, 64);
       const warmUp = Math.min(500, count);
       for (const t of targets.values()) {
         await blast(t.callback.origin, t.callback.pathname, signed(t, 0), warmUp, 64);
@@ -232,9 +277,17 @@ const intake: BenchScenario = {
         measure(raw.child.pid!, (n, inFlight) =>
           blast(rawOrigin, '/callback', rawSigned, n, inFlight),
         );
+      for (const [sync, f] of floors) {
+        const origin = f.info.origin!;
+        arms[`floor-${sync}`] = () =>
+          measure(f.child.pid!, (n, inFlight) =>
+            blast(origin, '/callback', rawSigned, n, inFlight),
+          );
+      }
       const r = await interleave(ROUNDS, arms);
       const rows: BenchRow[] = [];
       const b = spread(r.raw!.map((x) => x.perSecond));
+      const f = spread(r['floor-fdatasync']!.map((x) => x.perSecond));
       for (const name of targets.keys()) {
         const runs = r[name]!;
         const s = spread(runs.map((x) => x.perSecond));
@@ -273,7 +326,8 @@ const intake: BenchScenario = {
             (targets.get(name)!.drains
               ? 'CPU/op: receiving and applying each notification, metered until the burst was applied'
               : 'CPU/op: metered over the burst only (this checkout cannot report when it has applied)') +
-            `; ${written.toFixed(1)} KiB written to storage per notification (WAL and checkpoints, /proc/<pid>/io)`,
+            `; ${written.toFixed(1)} KiB written to storage per notification (WAL and checkpoints, /proc/<pid>/io)` +
+            `; vs the durable floor below: ${(s.median / f.median).toFixed(2)}`,
         });
         const applied = runs.map((x) => x.appliedPerSecond).filter((x) => x !== undefined);
         if (applied.length > 0) {
@@ -289,8 +343,10 @@ const intake: BenchScenario = {
           });
         }
       }
+      for (const sync of FLOOR_SYNCS) rows.push(floorRow(sync, r[`floor-${sync}`]!, r.raw!, count));
       return rows;
     } finally {
+      for (const f of floors.values()) await stopChild(f.child);
       for (const c of started) await stopChild(c.child);
       await stopChild(raw.child);
     }
