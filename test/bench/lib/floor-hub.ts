@@ -3,18 +3,19 @@
 // machine next to the raw sender. A publish is read whole, its topic taken from the Link header's
 // rel="self", and inserted into SQLite (WAL, synchronous=NORMAL like the hub: an accepted
 // notification survives a crash) in one transaction per event-loop turn; the 200 follows the
-// commit. Each stored notification is then POSTed to every callback of its topic with the raw
-// sender's dispatch (the hub's Agent: same connections per origin and guarded connector), the
-// headers the hub sends (Content-Type and the publish's Link header, verbatim), one POST in flight per
-// callback and in order, at most HUB_IN_FLIGHT in all. It does less than any real hub: no token,
-// no check of the body, no cursor or retry state, no metrics, no logs, so its rates are ceilings
-// for the hub's. Subscriptions arrive over IPC: { cmd: 'subscribe', topic, callbacks } -> { ok }.
+// commit. Each stored notification is then POSTed to every callback of its topic as the raw
+// sender POSTs (lib/bare-post.ts, on the hub's Agent: same connections per origin, guarded
+// connector), with the headers the hub sends (Content-Type and the publish's Link header), one
+// POST in flight per callback and in order, at most HUB_IN_FLIGHT in all. It does less than any
+// real hub: no token, no check of the body, no cursor or retry state, no metrics, no logs, so its
+// rates are ceilings for the hub's. Subscriptions arrive over IPC: { cmd: 'subscribe', topic,
+// callbacks } -> { ok }.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Dispatcher } from 'undici';
 import { createOutboundAgent } from '@rsnotify/shared';
+import { barePost } from './bare-post.js';
 
 interface Stored {
   readonly body: Buffer;
@@ -51,25 +52,6 @@ let inFlight = 0;
 
 const SELF = /<([^>]*)>\s*;\s*rel="?self"?/;
 
-class Forward implements Dispatcher.DispatchHandler {
-  constructor(private readonly target: Target) {}
-  onConnect(): void {
-    /* nothing to keep */
-  }
-  onHeaders(): boolean {
-    return true;
-  }
-  onData(): boolean {
-    return true;
-  }
-  onComplete(): void {
-    sent(this.target);
-  }
-  onError(): void {
-    sent(this.target); // a floor: nothing is retried
-  }
-}
-
 function sent(t: Target): void {
   inFlight--;
   t.sending = false;
@@ -88,10 +70,8 @@ function pump(): void {
     }
     t.sending = true;
     inFlight++;
-    agent.dispatch(
-      { origin: t.origin, path: t.path, method: 'POST', headers, body },
-      new Forward(t),
-    );
+    const done = (): void => sent(t); // a floor: a failed POST is not retried
+    barePost(agent, t.origin, t.path, headers, body).then(done, done);
   }
   if (readyHead > 4096) {
     ready.splice(0, readyHead);

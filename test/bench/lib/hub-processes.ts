@@ -139,6 +139,13 @@ export class Receivers {
   }
 }
 
+/** SIGTERM, then waits for the exit. */
+async function stopGracefully(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+}
+
 export interface HubChild {
   /** 'hub', or 'base' for the BENCH_HUB_BASE checkout. */
   name: string;
@@ -186,11 +193,7 @@ export async function startFloorHub(
         child.once('message', () => resolve());
         child.send({ cmd: 'subscribe', topic, callbacks });
       }),
-    async stop() {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-    },
+    stop: () => stopGracefully(child),
   };
 }
 
@@ -254,11 +257,7 @@ export async function startHubChild(
     name,
     child,
     url,
-    async stop() {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-    },
+    stop: () => stopGracefully(child),
   };
 }
 

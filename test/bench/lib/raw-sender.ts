@@ -2,11 +2,11 @@
 // (createOutboundAgent: same connections per origin, pipelining 1, same guarded connector), the
 // same bodies and headers, to the same callback URLs, at most one POST in flight per callback (the
 // order a subscriber is owed) and at most `concurrency` in all. Nothing else: no store, no parse.
-// Each POST is a bare `dispatch` whose handler only waits for the end of the response, the least
-// an undici client can do per request (the hub's sender does the same plus its bookkeeping).
+// Each POST is lib/bare-post.ts's bare `dispatch` (the hub's sender does the same plus its
+// bookkeeping).
 // Driven over IPC by the hub scenario: { cmd: 'run', ... } -> { done: n }.
-import type { Dispatcher } from 'undici';
 import { createOutboundAgent } from '@rsnotify/shared';
+import { barePost } from './bare-post.js';
 
 interface RunCommand {
   readonly cmd: 'run';
@@ -19,34 +19,6 @@ interface RunCommand {
 
 const connections = Number(process.env.CONNECTIONS ?? 16);
 const agent = createOutboundAgent({ allowPrivateNetworks: true, connections });
-
-function post(
-  origin: string,
-  path: string,
-  headers: Record<string, string>,
-  body: Buffer,
-): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const handler: Dispatcher.DispatchHandler = {
-      onConnect() {
-        /* nothing to keep */
-      },
-      onHeaders() {
-        return true;
-      },
-      onData() {
-        return true;
-      },
-      onComplete() {
-        resolve();
-      },
-      onError(err) {
-        reject(err);
-      },
-    };
-    agent.dispatch({ origin, path, method: 'POST', headers, body }, handler);
-  });
-}
 
 function run(m: RunCommand): Promise<number> {
   const body = Buffer.from(m.body, 'latin1');
@@ -67,7 +39,7 @@ function run(m: RunCommand): Promise<number> {
         const i = ready[head++]!;
         const t = targets[i]!;
         inFlight++;
-        post(t.origin, t.path, m.headers, body).then(() => {
+        barePost(agent, t.origin, t.path, m.headers, body).then(() => {
           inFlight--;
           sent++;
           if (--left[i]! > 0) ready.push(i);
