@@ -261,7 +261,7 @@ test('operations: /healthz reports the database, /metrics has the hub series, SI
     'rsnotify_hub_subscriptions{state="active"} 1',
     'rsnotify_hub_notifications_accepted_total{kind="resourcesync"} 1',
     'rsnotify_hub_delivery_queue_depth 0',
-    'rsnotify_hub_delivery_latency_seconds_bucket',
+    'rsnotify_hub_delivery_latency_seconds_count 1',
   ])
     assert.ok(metrics.includes(series), series);
   assert.equal(await hub.stop(), 0, 'SIGTERM exits 0');

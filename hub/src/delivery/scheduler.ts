@@ -309,7 +309,7 @@ export class DeliveryScheduler {
     switch (step.kind) {
       case 'advance':
         this.deps.metrics.countDelivery('delivered');
-        if (n) this.deps.metrics.deliveryLatency.observe((now - n.receivedAt) / 1000);
+        if (n) this.deps.metrics.observeDeliveryLatency((now - n.receivedAt) / 1000);
         deliveryLog.succeeded(log, sub, seq);
         sub.deliveredSeq = seq;
         sub.attempts = 0;

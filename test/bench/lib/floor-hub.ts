@@ -10,10 +10,19 @@
 // real hub: no token, no check of the body, no cursor or retry state, no metrics, no logs, so its
 // rates are ceilings for the hub's. Subscriptions arrive over IPC: { cmd: 'subscribe', topic,
 // callbacks } -> { ok }.
+// With CHECK_TOKEN_SHA256 set it is the checked floor: before storing, it also does the least the
+// protocol requires of any hub's publish intake, and answers 401/400 otherwise: the Bearer token's
+// sha256 is compared in constant time (RT-5; a token's hash is remembered, as the hub does), and the
+// body is parsed once with saxes, the parser our reader builds on, in plain mode: well-formed, a
+// <urlset> root and an rs:md capability="change-notification" (RT-7, RN-1, RN-2). No namespaces, no
+// limits, no entries, no times checked: less than any conforming check.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { SaxesParser } from 'saxes';
 import { createOutboundAgent } from '@rsnotify/shared';
 import { barePost } from './bare-post.js';
 
@@ -36,6 +45,7 @@ const agent = createOutboundAgent({
   allowPrivateNetworks: true,
   connections: Number(process.env.CONNECTIONS ?? 16),
 });
+mkdirSync(process.env.WORK_DIR!, { recursive: true });
 const db = new Database(join(process.env.WORK_DIR!, 'floor-hub.db'));
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = NORMAL');
@@ -51,6 +61,42 @@ let readyHead = 0;
 let inFlight = 0;
 
 const SELF = /<([^>]*)>\s*;\s*rel="?self"?/;
+
+const expectedTokenHash = process.env.CHECK_TOKEN_SHA256
+  ? Buffer.from(process.env.CHECK_TOKEN_SHA256, 'hex')
+  : undefined;
+const tokenHashes = new Map<string, Buffer>();
+
+function tokenMatches(authorization: string | undefined): boolean {
+  const token = /^Bearer (\S+)$/.exec(authorization ?? '')?.[1];
+  if (!token) return false;
+  let hash = tokenHashes.get(token);
+  if (!hash) tokenHashes.set(token, (hash = createHash('sha256').update(token).digest()));
+  return timingSafeEqual(hash, expectedTokenHash!);
+}
+
+/** Well-formed, a <urlset> root, an rs:md child with capability="change-notification". */
+function isChangeNotification(body: Buffer): boolean {
+  const parser = new SaxesParser({ xmlns: false });
+  let depth = 0;
+  let root = '';
+  let capability = '';
+  parser.on('opentag', (tag) => {
+    if (depth === 0) root = tag.name;
+    else if (depth === 1 && tag.name === 'rs:md' && !capability)
+      capability = String(tag.attributes.capability ?? '');
+    if (!tag.isSelfClosing) depth++;
+  });
+  parser.on('closetag', (tag) => {
+    if (!tag.isSelfClosing) depth--;
+  });
+  try {
+    parser.write(body.toString('utf8')).close();
+  } catch {
+    return false;
+  }
+  return root === 'urlset' && capability === 'change-notification';
+}
 
 function sent(t: Target): void {
   inFlight--;
@@ -112,6 +158,14 @@ function publish(req: IncomingMessage, res: ServerResponse): void {
       return;
     }
     const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    if (expectedTokenHash && !tokenMatches(req.headers.authorization)) {
+      res.writeHead(401).end();
+      return;
+    }
+    if (expectedTokenHash && !isChangeNotification(body)) {
+      res.writeHead(400).end();
+      return;
+    }
     const headers = { 'content-type': 'application/xml', link };
     if (batch.push({ topic, body, headers, res }) === 1) setImmediate(commit);
   });

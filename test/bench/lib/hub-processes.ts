@@ -154,17 +154,22 @@ export interface HubChild {
   stop(): Promise<void>;
 }
 
-/** The floor hub (lib/floor-hub.ts): a HubChild the bursts drive like the hub, subscribed over IPC. */
+/**
+ * The floor hub (lib/floor-hub.ts): a HubChild the bursts drive like the hub, subscribed over IPC.
+ * With `checkTokenSha256` it is the checked floor ('checked-floor'): token and body checked too.
+ */
 export async function startFloorHub(
   workDir: string,
+  checkTokenSha256?: string,
 ): Promise<HubChild & { subscribe(topic: string, callbacks: string[]): Promise<void> }> {
+  const name = checkTokenSha256 ? 'checked-floor' : 'floor';
   const child = spawn(
     process.execPath,
     [
       '--conditions=@rsnotify/source',
       '--import',
       'tsx',
-      ...profileArgs('floor'),
+      ...profileArgs(name),
       ...probeArgs({ runsTsx: true }),
       'test/bench/lib/floor-hub.ts',
     ],
@@ -172,10 +177,11 @@ export async function startFloorHub(
       cwd: repoRoot,
       env: {
         ...process.env,
-        WORK_DIR: workDir,
+        WORK_DIR: join(workDir, name),
         CONNECTIONS: String(CONNECTIONS_PER_ORIGIN),
         MAX_IN_FLIGHT: String(HUB_IN_FLIGHT),
-        BENCH_PROBE_NAME: 'floor',
+        BENCH_PROBE_NAME: name,
+        ...(checkTokenSha256 ? { CHECK_TOKEN_SHA256: checkTokenSha256 } : {}),
       },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     },
@@ -185,7 +191,7 @@ export async function startFloorHub(
     child.once('exit', (code) => reject(new Error(`floor hub exited ${code}`)));
   });
   return {
-    name: 'floor',
+    name,
     child,
     url: first.url,
     subscribe: (topic, callbacks) =>

@@ -11,10 +11,12 @@
 //   (3) the bound the publish path sets at 1 subscriber, where every delivery needs a publish: the
 //       hub's publishes/s at the burst's concurrency, next to the 1-subscriber raw rounds;
 //   (4) the floor hub (lib/floor-hub.ts), a fourth arm in the same rounds of (1) and (2): a hub that
-//       only stores and forwards, so the most any hub could reach here next to the same ceilings.
+//       only stores and forwards, so the most any hub could reach here next to the same ceilings;
+//       in (2) also the checked floor, which first checks the token and parses the body (RT-5, RT-7).
 // Hub, receivers (plain node:http, 4 ports = 4 origins) and raw sender are separate processes, so
 // no party's CPU is charged to another; CPU/op is the measured process's own CPU time (from /proc)
 // divided by the operations, peak RSS its VmHWM, reset before each measured run.
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { request } from 'undici';
 import type { BenchContext, BenchRow, BenchScenario } from '../types.js';
@@ -55,6 +57,7 @@ import {
   baseRow,
   floorFanOutRow,
   floorPublishRow,
+  checkedFloorPublishRow,
   oneSubscriberBound,
   plural,
   rawCeiling,
@@ -114,6 +117,8 @@ async function subscribe(
   );
 }
 
+const sha256Hex = (text: string): string => createHash('sha256').update(text).digest('hex');
+
 const scenario: BenchScenario = {
   name: 'hub',
   async run(ctx: BenchContext): Promise<BenchRow[]> {
@@ -122,6 +127,7 @@ const scenario: BenchScenario = {
     const raw = await RawSender.start();
     let hub: HubChild | undefined;
     let base: HubChild | undefined;
+    let checkedFloor: HubChild | undefined;
     const floor = await startFloorHub(ctx.tmpDir);
     try {
       const started = await startHub(ctx.tmpDir, 'hub');
@@ -242,17 +248,20 @@ const scenario: BenchScenario = {
       const total = Math.round(10_000 * ctx.scale);
       const settings = [BURST_PUBLISHES_IN_FLIGHT, 32, 64];
       const bare = receivers.url(0, '/bare');
+      const checked = await startFloorHub(ctx.tmpDir, sha256Hex(token));
+      checkedFloor = checked;
       const p = await interleave(ROUNDS, {
         hub: () => publishRate(h.url, h.child.pid!, token, h.url, total, settings),
         bare: () => publishRate(bare, receivers.pid, token, h.url, total, settings),
         floor: () => publishRate(floor.url, floor.child.pid!, '', h.url, total, settings),
+        checked: () => publishRate(checked.url, checked.child.pid!, token, h.url, total, settings),
         ...(b
           ? {
               base: () =>
                 publishRate(b.hub.url, b.hub.child.pid!, b.token, b.hub.url, total, settings),
             }
           : {}),
-      } as Record<'hub' | 'bare' | 'base' | 'floor', () => Promise<PublishRate>>);
+      } as Record<'hub' | 'bare' | 'base' | 'floor' | 'checked', () => Promise<PublishRate>>);
       const ph = summary(p.hub);
       const pb = summary(p.bare);
       if (b) {
@@ -284,11 +293,13 @@ const scenario: BenchScenario = {
           `token checked, WAL synchronous=NORMAL; the hub wrote ${ph.writtenKiB.toFixed(1)} KiB per publish to storage (/proc/<pid>/io)`,
       });
       rows.push(floorPublishRow(p.floor, p.bare));
+      rows.push(checkedFloorPublishRow(p.checked, p.bare));
       if (oneSubscriber) rows.push(oneSubscriberBound(p.hub, oneSubscriber));
       return rows;
     } finally {
       await hub?.stop();
       await floor.stop();
+      await checkedFloor?.stop();
       await base?.stop();
       raw.stop();
       receivers.stop();
