@@ -8,6 +8,8 @@ import {
   decodeIfUtf8,
   decodeUtf8Strict,
   exceedsBytes,
+  readCommonSubset,
+  replayCommonSubset,
   resolveXmlLimits,
   tooLarge,
 } from '../xml/index.js';
@@ -26,8 +28,10 @@ export function buildDocument(
   const xml = typeof input === 'string' ? input : decodeUtf8Strict(input);
   if (typeof input === 'string' && exceedsBytes(xml, maxBytesOf(options)))
     throw tooLarge(undefined, maxBytesOf(options));
+  const builder = new DocumentBuilder(options, events);
+  if (readsAsCommonSubset(xml, builder, options)) return builder;
   new PrologGuard().feed(xml);
-  const { builder, reader } = prepare(options, events);
+  const reader = fullReader(builder, options);
   reader.write(xml);
   reader.close();
   return builder;
@@ -41,19 +45,30 @@ function checkByteSize(input: string | Uint8Array, options: ParseOptions): void 
     throw tooLarge(input.byteLength, maxBytes);
 }
 
-function prepare(
-  options: ParseOptions,
-  events: BuilderEvents,
-): { builder: DocumentBuilder; reader: XmlReader } {
-  const builder = new DocumentBuilder(options, events);
-  return {
-    builder,
-    reader: new XmlReader(builder, resolveXmlLimits(DEFAULT_XML_LIMITS, options.limits)),
-  };
-}
-
 /** Bytes (or characters) handled between two yields to the event loop: a few ms each. */
 const PARSE_SLICE = 64 * 1024;
+
+const limitsOf = (options: ParseOptions) => resolveXmlLimits(DEFAULT_XML_LIMITS, options.limits);
+
+function fullReader(builder: DocumentBuilder, options: ParseOptions): XmlReader {
+  return new XmlReader(builder, limitsOf(options));
+}
+
+/**
+ * The fast path (xml/common-subset.ts) for a document of one slice: true when it was read there and
+ * its events handed to the builder; false when it must be read by the full reader, from the start.
+ */
+function readsAsCommonSubset(
+  xml: string,
+  builder: DocumentBuilder,
+  options: ParseOptions,
+): boolean {
+  if (xml.length > PARSE_SLICE) return false;
+  const document = readCommonSubset(xml, limitsOf(options));
+  if (document === undefined) return false;
+  replayCommonSubset(document, builder);
+  return true;
+}
 
 /**
  * The same pass as buildDocument, yielding to the event loop between 64 KiB slices, so a large body
@@ -66,29 +81,36 @@ export async function buildDocumentInSlices(
   events: BuilderEvents,
 ): Promise<DocumentBuilder> {
   checkByteSize(input, options);
-  const { builder, reader } = prepare(options, events);
-  const prolog = new PrologGuard();
+  const builder = new DocumentBuilder(options, events);
   let decoded: string | undefined;
+  if (typeof input === 'string') {
+    if (exceedsBytes(input, maxBytesOf(options))) throw tooLarge(undefined, maxBytesOf(options));
+    decoded = input;
+  } else if (input.byteLength <= PARSE_SLICE) {
+    // One slice of UTF-8 (a notification of a few entries): decoded in one call, with no
+    // TextDecoder set up per document. Bytes that are not UTF-8 take the slice decoder below, so
+    // their refusal (RS_XML_NOT_UTF8 with its byte offset) is the one it always was.
+    decoded = decodeIfUtf8(input);
+  }
+  if (decoded !== undefined && readsAsCommonSubset(decoded, builder, options)) return builder;
+
+  const reader = fullReader(builder, options);
+  const prolog = new PrologGuard();
   const step = (text: string): void => {
     if (!prolog.done) prolog.feed(text);
     reader.write(text);
   };
-  if (typeof input === 'string') {
-    if (exceedsBytes(input, maxBytesOf(options))) throw tooLarge(undefined, maxBytesOf(options));
-    for (let i = 0; i < input.length; i += PARSE_SLICE) {
+  if (decoded !== undefined) {
+    for (let i = 0; i < decoded.length; i += PARSE_SLICE) {
       if (i > 0) await yieldToEventLoop();
-      step(input.slice(i, i + PARSE_SLICE));
+      step(decoded.slice(i, i + PARSE_SLICE));
     }
-  } else if (input.byteLength <= PARSE_SLICE && (decoded = decodeIfUtf8(input)) !== undefined) {
-    // One slice of UTF-8 (a notification of a few entries): decoded in one call, with no
-    // TextDecoder set up per document. Bytes that are not UTF-8 take the path below, so their
-    // refusal (RS_XML_NOT_UTF8 with its byte offset) is the one it always was.
-    step(decoded);
   } else {
+    const bytes = input as Uint8Array;
     const decoder = new Utf8SliceDecoder();
-    for (let off = 0; off < input.byteLength; off += PARSE_SLICE) {
+    for (let off = 0; off < bytes.byteLength; off += PARSE_SLICE) {
       if (off > 0) await yieldToEventLoop();
-      step(decoder.decode(input.subarray(off, off + PARSE_SLICE)));
+      step(decoder.decode(bytes.subarray(off, off + PARSE_SLICE)));
     }
     step(decoder.decode(new Uint8Array(0), true));
   }

@@ -6,3 +6,4 @@ export * from './escape.js';
 export * from './limits.js';
 export * from './utf8.js';
 export * from './prolog.js';
+export * from './common-subset.js';

@@ -1,5 +1,6 @@
-// The one way we read XML: saxes in plain mode with namespaces resolved by namespaces.ts (RC-1:
-// elements are matched by namespace URI), with the safety rules every entry point shares. A DOCTYPE
+// The full XML reader: saxes in plain mode with namespaces resolved by namespaces.ts (RC-1:
+// elements are matched by namespace URI), with the safety rules every entry point shares. Every
+// document it does not read comes through common-subset.ts, whose events are this reader's. A DOCTYPE
 // is refused before parsing (prolog.ts); saxes itself never expands DTD entities, and its `doctype`
 // event is the backstop.
 // Well-formedness is checked in the same single pass (no separate validator run).
