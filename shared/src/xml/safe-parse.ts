@@ -1,6 +1,6 @@
 // The full XML reader: saxes in plain mode with namespaces resolved by namespaces.ts (RC-1:
-// elements are matched by namespace URI), with the safety rules every entry point shares. Every
-// document it does not read comes through common-subset.ts, whose events are this reader's. A DOCTYPE
+// elements are matched by namespace URI), with the safety rules every entry point shares. A document
+// of one slice is offered to common-subset.ts first; one read there gets this reader's events. A DOCTYPE
 // is refused before parsing (prolog.ts); saxes itself never expands DTD entities, and its `doctype`
 // event is the backstop.
 // Well-formedness is checked in the same single pass (no separate validator run).
