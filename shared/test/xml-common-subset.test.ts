@@ -27,7 +27,14 @@ const MD =
 
 type Event = readonly unknown[];
 
-function recorder(): { handler: XmlHandler; events: Event[] } {
+/** The prefixes a document could bind: every `xmlns:` in it, the default namespace, `xml`. */
+function prefixesIn(xml: string): string[] {
+  const declared = [...xml.matchAll(/xmlns:([^\s=/>]+)/g)].map((m) => m[1]!);
+  return [...new Set(['', 'xml', 'xmlns', ...declared])];
+}
+
+/** Records the handler's calls; each tag's bindings as the URI of every prefix in `prefixes`. */
+function recorder(prefixes: readonly string[]): { handler: XmlHandler; events: Event[] } {
   const events: Event[] = [];
   return {
     events,
@@ -40,7 +47,7 @@ function recorder(): { handler: XmlHandler; events: Event[] } {
           tag.local,
           tag.uri,
           tag.attributes.map(({ name, value }) => [name, value]),
-          [...tag.bindings],
+          prefixes.map((prefix) => tag.bindings.get(prefix)),
           line,
         ]),
       close: (tag) => events.push(['close', tag.name]),
@@ -52,7 +59,7 @@ function recorder(): { handler: XmlHandler; events: Event[] } {
 type Verdict = { events: Event[] } | { refused: string };
 
 function throughFullReader(xml: string, limits: XmlLimits): Verdict {
-  const { handler, events } = recorder();
+  const { handler, events } = recorder(prefixesIn(xml));
   try {
     new PrologGuard().feed(xml);
     const reader = new XmlReader(handler, limits);
@@ -68,7 +75,7 @@ function throughFullReader(xml: string, limits: XmlLimits): Verdict {
 function throughFastPath(xml: string, limits: XmlLimits): Event[] | undefined {
   const document = readCommonSubset(xml, limits);
   if (document === undefined) return undefined;
-  const { handler, events } = recorder();
+  const { handler, events } = recorder(prefixesIn(xml));
   replayCommonSubset(document, handler);
   return events;
 }

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { SaxesParser } from 'saxes';
 import { DocumentError } from '@rsnotify/shared';
 import {
+  DeclaredBindings,
   ROOT_BINDINGS,
   XML_NAMESPACE,
   XmlReader,
@@ -145,4 +146,36 @@ test('resolveTag: each refusal names its reason', () => {
     assert.equal(typeof verdict, 'string', name);
     assert.match(verdict as string, reason);
   }
+});
+
+test('resolveTag: a declaring element keeps only its own declarations; lookups walk its ancestors', () => {
+  // Copying the parent's bindings made nested declarations quadratic (a 1 MiB document: 55 s).
+  const many: Record<string, string> = { xmlns: 'urn:default' };
+  for (let k = 0; k < 63; k++) many[`xmlns:p${k}`] = `urn:p${k}`;
+  const root = resolveTag('a', attrs(many), ROOT_BINDINGS, false);
+  assert.ok(typeof root !== 'string');
+  const child = resolveTag(
+    'p3:b',
+    attrs({ 'xmlns:q': 'urn:q', 'xmlns:p5': 'urn:new' }),
+    root.bindings,
+    false,
+  );
+  assert.ok(typeof child !== 'string');
+  assert.ok(child.bindings instanceof DeclaredBindings);
+  assert.deepEqual(
+    [...child.bindings.own],
+    [
+      ['q', 'urn:q'],
+      ['p5', 'urn:new'],
+    ],
+  );
+  assert.equal(child.uri, 'urn:p3', "an ancestor's declaration");
+  assert.equal(child.bindings.get('p5'), 'urn:new', "its own declaration shadows the ancestor's");
+  assert.equal(child.bindings.get(''), 'urn:default');
+  assert.equal(child.bindings.get('xml'), XML_NAMESPACE);
+  assert.equal(child.bindings.get('nope'), undefined);
+  const undeclared = resolveTag('c', attrs({ xmlns: '' }), child.bindings, false);
+  assert.ok(typeof undeclared !== 'string');
+  assert.equal(undeclared.uri, '', 'the default namespace undeclared');
+  assert.equal(root.bindings.get('q'), undefined, "a parent never sees a child's declarations");
 });
