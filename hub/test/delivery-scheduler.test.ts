@@ -87,7 +87,10 @@ class MemoryDeliveryStore implements DeliveryStore {
   listSubscriptions(): Promise<Subscription[]> {
     return Promise.resolve([...this.subs.values()]);
   }
+  /** Reads of a notification row (a cache miss). */
+  reads = 0;
   getNotification(topicId: number, seq: number): Promise<StoredNotification | undefined> {
+    this.reads++;
     return Promise.resolve(this.notifications.get(`${topicId}:${seq}`));
   }
   saveCursors(updates: readonly CursorUpdate[]): Promise<void> {
@@ -163,11 +166,12 @@ function rig(options: {
     },
   });
   const random = () => 0.5;
+  const cache = new NotificationCache(1024 * 1024);
   const retry = options.retry ?? { initialDelayMs: 10, maxDelayMs: 80, maxAgeMs: 1_000_000 };
   const scheduler = new DeliveryScheduler({
     store,
     send: sender.send,
-    cache: new NotificationCache(1024 * 1024),
+    cache,
     logger: createLogger('info', logSink),
     metrics: new HubMetrics({
       subscriptionCounts: () => Promise.resolve({ active: 0, expired: 0, pending: 0 }),
@@ -185,6 +189,7 @@ function rig(options: {
     store,
     sender,
     scheduler,
+    cache,
     events,
     retry,
     random,
@@ -217,6 +222,31 @@ test('M-3: each subscription gets its topic in publish order, one delivery in fl
   await r.scheduler.flush();
   assert.equal(r.store.cursor(1)?.deliveredSeq, 20, 'the cursor is written');
   assert.equal(r.store.cursor(2)?.deliveredSeq, 20);
+});
+
+test('the body cache keeps a notification until every subscription here has passed it', async (t) => {
+  const r = rig({});
+  t.after(() => r.scheduler.close(0));
+  r.store.addTopic(1);
+  r.store.addTopic(2);
+  r.store.addSubscription(1, 1, 'http://a.test/cb');
+  r.store.addSubscription(2, 1, 'http://b.test/cb');
+  await r.scheduler.start();
+  let bFails = true;
+  r.sender.script((cb, seq) =>
+    cb === 'http://b.test/cb' && seq === 1 && bFails ? serverError : ok,
+  );
+  for (let i = 0; i < 3; i++) r.publish(1);
+  r.publish(2); // no subscription: nothing to keep it for
+  await until(() => r.store.cursor(1)?.deliveredSeq === 3, 'a.test has all three');
+  await until(() => r.store.cursor(2)?.attempts === 1, 'b.test failed once');
+  assert.equal(r.cache.size, 3, 'b.test still has to be sent all three');
+  assert.equal(r.cache.get(2, 1), undefined);
+  bFails = false;
+  r.advance(backoffDelay(1, r.retry, r.random));
+  await until(() => r.store.cursor(2)?.deliveredSeq === 3, 'b.test has all three');
+  assert.equal(r.cache.size, 0, 'passed by both: nothing left in memory');
+  assert.equal(r.store.reads, 0, 'every delivery was sent from the cache');
 });
 
 test('WH-19, WH-20: a failed delivery is retried after the backoff, in order, and never before', async (t) => {

@@ -75,9 +75,10 @@ export class DeliveryScheduler {
 
   /** A notification was committed: wake the topic's subscriptions. */
   published(n: StoredNotification): void {
-    this.deps.cache.put(n);
     const topic = this.topic(n.topicId, n.seq);
     if (n.seq > topic.lastSeq) topic.lastSeq = n.seq;
+    // Kept in memory for the subscriptions driven here, until each has passed it (cache.ts).
+    this.deps.cache.put(n, topic.subs.size);
     for (const sub of topic.subs.values()) this.consider(sub);
     this.pump();
   }
@@ -308,6 +309,7 @@ export class DeliveryScheduler {
     );
     switch (step.kind) {
       case 'advance':
+        this.deps.cache.passed(sub.topic.id, seq);
         this.deps.metrics.countDelivery('delivered');
         if (n) this.deps.metrics.observeDeliveryLatency((now - n.receivedAt) / 1000);
         deliveryLog.succeeded(log, sub, seq);
@@ -352,6 +354,7 @@ export class DeliveryScheduler {
   }
 
   private giveUp(sub: SubState, seq: number, reason: string): void {
+    this.deps.cache.passed(sub.topic.id, seq);
     this.deps.metrics.countDelivery('gave_up');
     deliveryLog.gaveUp(this.deps.logger, sub, seq, reason);
     sub.deliveredSeq = seq;
