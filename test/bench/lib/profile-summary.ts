@@ -3,7 +3,9 @@
 // Usage: node --import tsx test/bench/lib/profile-summary.ts <file.cpuprofile> [top=30]
 //        [--from=<s>] [--to=<s>] [--ops=<n>]
 // --from/--to keep only the samples in that window (seconds from the profile's start; set-up such as
-// subscribing 1,000 callbacks is left out), --ops adds µs of CPU per operation for each stage.
+// subscribing 1,000 callbacks is left out), --ops adds µs of CPU per operation for each stage, and
+// --inclusive adds the top functions by inclusive time (callees counted in), as shares of the busy
+// samples: where a stage's time is spent below its entry points (a publish's check, commit, answer).
 import { readFileSync } from 'node:fs';
 
 interface Node {
@@ -86,15 +88,18 @@ function stageOf(id: number): string {
   }
   return nodeStage ?? (leaf.url === '' ? 'native/builtin' : 'other JS');
 }
-const fn = new Map<string, number>();
-const stage = new Map<string, number>();
-for (const [id, us] of self) {
-  const n = byId.get(id)!;
-  const { functionName, url, lineNumber } = n.callFrame;
+/** A function's name, its file shortened to the package, and its line. */
+function keyOf(id: number): string {
+  const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
   const short = url
     .replace(/^.*node_modules\/\.pnpm\/[^/]+\/node_modules\//, '')
     .replace(/^file:\/\/.*?\/(hub|subscriber|shared|service-kit|test)\//, '$1/');
-  const key = `${functionName || '(anonymous)'} ${short}:${lineNumber + 1}`;
+  return `${functionName || '(anonymous)'} ${short}:${lineNumber + 1}`;
+}
+const fn = new Map<string, number>();
+const stage = new Map<string, number>();
+for (const [id, us] of self) {
+  const key = keyOf(id);
   fn.set(key, (fn.get(key) ?? 0) + us);
   const name = stageOf(id);
   stage.set(name, (stage.get(name) ?? 0) + us);
@@ -115,3 +120,25 @@ if (ops) {
 console.log(`\ntop ${top} functions (self time):`);
 for (const [k, v] of [...fn].sort((a, b) => b[1] - a[1]).slice(0, top))
   console.log(`  ${pct(v)}  ${k}`);
+if (process.argv.includes('--inclusive')) {
+  // Each sample counts once for every function on its stack (once, however deep it recurses).
+  const inclusive = new Map<string, number>();
+  let busy = 0;
+  for (const [id, us] of self) {
+    if (byId.get(id)!.callFrame.functionName === '(idle)') continue;
+    busy += us;
+    const seen = new Set<string>();
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+      const key = keyOf(cur);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      inclusive.set(key, (inclusive.get(key) ?? 0) + us);
+    }
+  }
+  console.log(`\ntop ${top} functions (inclusive, share of the busy samples):`);
+  for (const [k, v] of [...inclusive]
+    .filter(([k]) => !k.startsWith('(root)'))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top))
+    console.log(`  ${((100 * v) / busy).toFixed(1).padStart(5)}%  ${k}`);
+}
