@@ -71,7 +71,7 @@ export class NotificationCache {
     }
   }
 
-  /** Entries held now (for tests and the bench). */
+  /** Entries held now (tests read it). */
   get size(): number {
     return this.live;
   }

@@ -1,7 +1,7 @@
 // Summarizes a V8 .cpuprofile (node --cpu-prof): self time per function and per stage (a stage is a
 // group of source files or a runtime bucket), so the notes can say where the time goes.
 // Usage: node --import tsx test/bench/lib/profile-summary.ts <file.cpuprofile> [top=30]
-//        [--from=<s>] [--to=<s>] [--ops=<n>]
+//        [--from=<s>] [--to=<s>] [--ops=<n>] [--inclusive]
 // --from/--to keep only the samples in that window (seconds from the profile's start; set-up such as
 // subscribing 1,000 callbacks is left out), --ops adds µs of CPU per operation for each stage, and
 // --inclusive adds the top functions by inclusive time (callees counted in), as shares of the busy
