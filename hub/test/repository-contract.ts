@@ -194,6 +194,29 @@ export function runRepositoryContract(
     await repo.close();
   });
 
+  test(`${engine}: M-3, M-5: a topic whose notifications were all pruned goes on counting from its end, after a restart too`, async () => {
+    const { repo, reopen } = await open();
+    for (const tag of ['1', '2', '3'])
+      await repo.appendNotification(note('http://t/gone', tag, 100));
+    assert.equal(await repo.pruneNotifications(1_000), 3, 'no subscription: all three go');
+    assert.deepEqual(
+      (await repo.listTopics()).map((t) => [t.url, t.lastSeq]),
+      [['http://t/gone', 3]],
+    );
+    assert.equal((await repo.appendNotification(note('http://t/gone', '4', 2_000))).seq, 4);
+    assert.equal(await repo.pruneNotifications(3_000), 1);
+    await repo.close();
+    const again = await reopen();
+    assert.deepEqual(
+      (await again.listTopics()).map((t) => [t.url, t.lastSeq]),
+      [['http://t/gone', 4]],
+    );
+    const s = await again.activateSubscription(activation('http://t/gone', 'http://cb/late', 0));
+    assert.equal(s.deliveredSeq, 4, 'a new subscription starts at the end, not at what is left');
+    assert.equal((await again.appendNotification(note('http://t/gone', '5', 4_000))).seq, 5);
+    await again.close();
+  });
+
   test(`${engine}: M-4, M-5: a body of several MiB reads back byte for byte among small ones, and is pruned`, async () => {
     const { repo } = await open();
     // Not a multiple of any part size, and every byte position distinguishable.

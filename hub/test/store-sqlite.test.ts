@@ -64,6 +64,81 @@ test('sqlite: an unopenable database file is a typed error', () => {
   });
 });
 
+const publish = (topicUrl: string, tag: string, linkHeader = `<${topicUrl}>; rel="self"`) => ({
+  topicUrl,
+  receivedAt: 100,
+  contentType: 'application/xml',
+  linkHeader,
+  body: Buffer.from(tag),
+});
+
+test('sqlite: M-3: publishes through another connection to the same file are continued, never numbered again', async () => {
+  // Two hub processes on one database file (or the CLI beside a hub): each connection remembers
+  // where its topics end, and must notice the other's commits.
+  const file = join(root, 'two-connections', 'hub.db');
+  const a = openSqliteRepository(file);
+  const b = openSqliteRepository(file);
+  try {
+    const seqs: number[] = [];
+    for (const r of await Promise.all(
+      [a, a].map((repo, i) => repo.appendNotification(publish('http://t/x', `a${i}`))),
+    ))
+      seqs.push(r.seq);
+    seqs.push((await b.appendNotification(publish('http://t/x', 'b0'))).seq);
+    for (const r of await Promise.all(
+      ['a2', 'a3'].map((tag) => a.appendNotification(publish('http://t/x', tag))),
+    ))
+      seqs.push(r.seq);
+    seqs.push((await b.appendNotification(publish('http://t/x', 'b1'))).seq);
+    assert.deepEqual(seqs, [1, 2, 3, 4, 5, 6]);
+    const topicId = (await a.listTopics())[0]!.id;
+    const bodies: string[] = [];
+    for (let seq = 1; seq <= 6; seq++)
+      bodies.push((await b.getNotification(topicId, seq))!.body.toString());
+    assert.deepEqual(bodies, ['a0', 'a1', 'b0', 'a2', 'a3', 'b1']);
+    assert.deepEqual(
+      (await b.listTopics()).map((t) => t.lastSeq),
+      [6],
+    );
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
+
+test('sqlite: M-3: a group commit that fails hands its seqs out again: no gap and none twice', async () => {
+  const file = join(root, 'failed-batch', 'hub.db');
+  const repo = openSqliteRepository(file);
+  const writer = new Database(file);
+  try {
+    assert.equal((await repo.appendNotification(publish('http://t/f', 'first'))).seq, 1);
+    // One row of the next batch is refused by the database: the batch's transaction rolls back and
+    // the group commit writes its rows one by one.
+    writer.exec(
+      "CREATE TRIGGER refuse_one BEFORE INSERT ON notifications WHEN NEW.link_header = '<refused>' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END",
+    );
+    const batch = await Promise.allSettled([
+      repo.appendNotification(publish('http://t/f', 'second')),
+      repo.appendNotification(publish('http://t/f', 'refused', '<refused>')),
+      repo.appendNotification(publish('http://t/f', 'third')),
+    ]);
+    assert.deepEqual(
+      batch.map((r) => (r.status === 'fulfilled' ? r.value.seq : 'refused')),
+      [2, 'refused', 3],
+    );
+    assert.equal((await repo.appendNotification(publish('http://t/f', 'fourth'))).seq, 4);
+    const topicId = (await repo.listTopics())[0]!.id;
+    assert.equal((await repo.getNotification(topicId, 3))?.body.toString(), 'third');
+    assert.deepEqual(
+      (await repo.listTopics()).map((t) => t.lastSeq),
+      [4],
+    );
+  } finally {
+    writer.close();
+    await repo.close();
+  }
+});
+
 test('sqlite: promise 1: a large body is staged in parts that count only once its row commits; pruning and the sweep remove parts no row names', async () => {
   const file = join(root, 'parts', 'hub.db');
   const repo = openSqliteRepository(file);

@@ -1,6 +1,6 @@
 // Publish intake: the ResourceSync fat POST (RT-4, RT-7, M-1, M-4, M-5) and generic WebSub
 // hub.mode=publish (WH-21). Either way the notification is authorized by the owning Source's token
-// (RT-5), stored in one transaction (seq = last_seq + 1), and only then answered.
+// (RT-5), stored in one transaction (seq = the topic's last seq + 1), and only then answered.
 import type { Dispatcher } from 'undici';
 import { concatInSlices } from '@rsnotify/service-kit';
 import {

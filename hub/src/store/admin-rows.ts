@@ -31,11 +31,16 @@ export interface DeliveryRow {
 }
 
 // CAST rather than PostgreSQL's ::int so the one text serves both engines (PostgreSQL's COUNT is a
-// bigint, which its driver would hand back as a string).
-export const DELIVERY_SELECT = `SELECT s.id, t.url, s.callback, s.secret, s.lease_expires_at, s.delivered_seq, t.last_seq, s.attempts,
+// bigint, which its driver would hand back as a string). `topicEnd`: the engine's SQL for the topic's
+// last seq (SQLite reads it from its notifications: sqlite/topic-ends.ts).
+export const deliverySelect = (
+  topicEnd: string,
+): string => `SELECT s.id, t.url, s.callback, s.secret, s.lease_expires_at, s.delivered_seq, ${topicEnd} AS last_seq, s.attempts,
   s.first_failed_at, s.next_attempt_at, s.last_status, s.last_error,
   (SELECT CAST(COUNT(*) AS INTEGER) FROM given_up g WHERE g.subscription_id = s.id) AS given_up
   FROM subscriptions s JOIN topics t ON t.id = s.topic_id`;
+
+export const DELIVERY_SELECT = deliverySelect('t.last_seq');
 
 export function toToken(r: TokenRow): AdminTokenRecord {
   return {

@@ -64,7 +64,7 @@ export interface BridgeRepository {
   listBridgedSources(): Promise<BridgedSourceRecord[]>;
   getBridgedSource(name: string): Promise<BridgedSourceRecord | undefined>;
   /**
-   * One transaction: the notifications are appended to their topics (seq = last_seq + 1 each), the
+   * One transaction: the notifications are appended to their topics (seq = the topic's last seq + 1 each), the
    * position is saved and the generation moves on (PostgreSQL also wakes every process that
    * delivers the topics, as a publish does). `generation` is the one the poll read: when another
    * commit moved it meanwhile (another process polled the same Source) nothing is written and

@@ -131,7 +131,7 @@ export interface HubRepository {
   externalChangeMarker(): number;
 
   // Topics and notifications (publishing/)
-  /** One transaction: seq = topic.last_seq + 1, the row inserted, last_seq bumped. */
+  /** One transaction: seq = the topic's last seq + 1, and the row inserted. */
   appendNotification(n: NewNotification): Promise<{ topicId: number; seq: number }>;
   getNotification(topicId: number, seq: number): Promise<StoredNotification | undefined>;
   listTopics(): Promise<TopicRecord[]>;

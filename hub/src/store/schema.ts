@@ -53,6 +53,10 @@ export const topics = sqliteTable(
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
     url: text('url').notNull(),
+    /**
+     * At least the topic's last seq: the engine reads the end from the topic's notifications and
+     * writes it here before pruning them (sqlite/topic-ends.ts).
+     */
     lastSeq: integer('last_seq').notNull().default(0),
     createdAt: integer('created_at').notNull(),
   },

@@ -19,13 +19,17 @@ import type {
 import { StoreError } from '../errors.js';
 import {
   adminTokenExists,
-  DELIVERY_SELECT,
+  deliverySelect,
   REJECTIONS_KEPT,
   toDelivery,
   toToken,
   type DeliveryRow,
   type TokenRow,
 } from '../admin-rows.js';
+import { topicEndSql } from './topic-ends.js';
+
+/** A topic's last seq is read from its notifications here (topic-ends.ts). */
+const DELIVERY_SELECT_SQLITE = deliverySelect(topicEndSql('t'));
 
 const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.url));
 export function openSqliteAdminStore(file: string): AdminStore {
@@ -152,7 +156,7 @@ class SqliteAdminStore implements AdminStore {
   async topicStats(now: number, windowMs: number): Promise<TopicStats[]> {
     return this.sqlite
       .prepare(
-        `SELECT t.id, t.url, t.last_seq AS lastSeq,
+        `SELECT t.id, t.url, ${topicEndSql('t')} AS lastSeq,
         (SELECT COUNT(*) FROM subscriptions s WHERE s.topic_id = t.id AND s.lease_expires_at > ?) AS subscribers,
         (SELECT COUNT(*) FROM notifications n WHERE n.topic_id = t.id AND n.received_at > ?) AS recentNotifications
       FROM topics t ORDER BY t.url`,
@@ -161,13 +165,13 @@ class SqliteAdminStore implements AdminStore {
   }
 
   async subscriptionDeliveries(): Promise<SubscriptionDeliveryRow[]> {
-    return (this.sqlite.prepare(`${DELIVERY_SELECT} ORDER BY s.id`).all() as DeliveryRow[]).map(
-      toDelivery,
-    );
+    return (
+      this.sqlite.prepare(`${DELIVERY_SELECT_SQLITE} ORDER BY s.id`).all() as DeliveryRow[]
+    ).map(toDelivery);
   }
 
   async subscriptionDelivery(id: number): Promise<SubscriptionDeliveryRow | undefined> {
-    const row = this.sqlite.prepare(`${DELIVERY_SELECT} WHERE s.id = ?`).get(id) as
+    const row = this.sqlite.prepare(`${DELIVERY_SELECT_SQLITE} WHERE s.id = ?`).get(id) as
       DeliveryRow | undefined;
     return row ? toDelivery(row) : undefined;
   }
@@ -198,7 +202,7 @@ class SqliteAdminStore implements AdminStore {
         `SELECT
         (SELECT COUNT(*) FROM subscriptions WHERE lease_expires_at > ?) AS activeSubscriptions,
         (SELECT COUNT(*) FROM intents) AS pendingIntents,
-        (SELECT COALESCE(SUM(MAX(0, t.last_seq - s.delivered_seq)), 0) FROM subscriptions s JOIN topics t ON t.id = s.topic_id) AS queueDepth,
+        (SELECT COALESCE(SUM(MAX(0, ${topicEndSql('t')} - s.delivered_seq)), 0) FROM subscriptions s JOIN topics t ON t.id = s.topic_id) AS queueDepth,
         (SELECT COUNT(*) FROM given_up) AS givenUp,
         (SELECT COUNT(*) FROM notifications WHERE received_at > ?) AS notificationsLastMinute,
         (SELECT COUNT(*) FROM admin_rejections WHERE at > ?) AS rejectionsLastHour`,

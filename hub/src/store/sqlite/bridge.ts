@@ -18,14 +18,16 @@ import {
   positionMoved,
   toBridgedSource,
 } from '../bridge-records.js';
+import type { TopicEnds } from './topic-ends.js';
 
 type SourceRow = typeof schema.bridgeSources.$inferSelect;
 
-export function createSqliteBridgeRepository(sqlite: Database.Database): BridgeRepository {
+export function createSqliteBridgeRepository(
+  sqlite: Database.Database,
+  /** Each topic's end, shared with the hub repository on this connection. */
+  topicEnds: TopicEnds,
+): BridgeRepository {
   const db: BetterSQLite3Database<typeof schema> = drizzle(sqlite, { schema });
-  const bumpTopic = sqlite
-    .prepare('UPDATE topics SET last_seq = last_seq + 1 WHERE id = ? RETURNING last_seq')
-    .pluck();
   const topicByUrl = sqlite.prepare('SELECT id FROM topics WHERE url = ?').pluck();
   const insertTopic = sqlite
     .prepare('INSERT INTO topics (url, last_seq, created_at) VALUES (?, 0, ?) RETURNING id')
@@ -71,11 +73,16 @@ export function createSqliteBridgeRepository(sqlite: Database.Database): BridgeR
         .get();
       if (!row) return [];
       if (row.generation !== generation) throw positionMoved(row.name, generation, row.generation);
-      const out = notifications.map((n) => {
-        const topicId =
+      const topicIds = notifications.map(
+        (n) =>
           (topicByUrl.get(n.topicUrl) as number | undefined) ??
-          (insertTopic.get(n.topicUrl, n.receivedAt) as number);
-        const seq = bumpTopic.get(topicId) as number;
+          (insertTopic.get(n.topicUrl, n.receivedAt) as number),
+      );
+      const next = topicEnds.reserve(topicIds);
+      const out = notifications.map((n, i) => {
+        const topicId = topicIds[i]!;
+        const seq = next.get(topicId)!;
+        next.set(topicId, seq + 1);
         insertNotification.run(topicId, seq, n.receivedAt, n.contentType, n.linkHeader, n.body);
         return { topicId, seq };
       });
@@ -137,7 +144,12 @@ export function createSqliteBridgeRepository(sqlite: Database.Database): BridgeR
       return byName(name);
     },
     async commitPoll(id, poll) {
-      return commit(id, poll.generation, poll.position, poll.notifications, poll.now);
+      try {
+        return commit.immediate(id, poll.generation, poll.position, poll.notifications, poll.now);
+      } catch (err) {
+        topicEnds.forget();
+        throw err;
+      }
     },
     async recordPollOutcome(id, outcome) {
       db.update(schema.bridgeSources)

@@ -20,6 +20,7 @@ import type { HubRepository } from '../repository.js';
 import type { BridgeRepository } from '../bridge-repository.js';
 import { createSqliteBridgeRepository } from './bridge.js';
 import { SqliteRepository } from './repository.js';
+import { TopicEnds } from './topic-ends.js';
 
 // Same relative path from src/store/sqlite and dist/store/sqlite.
 const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.url));
@@ -89,8 +90,12 @@ export function openSqliteStores(
         restartPages: 4 * SQLITE_AUTOCHECKPOINT_PAGES,
         ...(options.onCheckpointFailed ? { onFailed: options.onCheckpointFailed } : {}),
       });
+  // One record of where each topic ends for both stores: they append to the same topics.
+  const topicEnds = new TopicEnds(sqlite);
   return {
-    repository: new SqliteRepository(sqlite, db, () => checkpointer?.stop() ?? Promise.resolve()),
-    bridge: createSqliteBridgeRepository(sqlite),
+    repository: new SqliteRepository(sqlite, db, topicEnds, () =>
+      checkpointer ? checkpointer.stop() : Promise.resolve(),
+    ),
+    bridge: createSqliteBridgeRepository(sqlite, topicEnds),
   };
 }

@@ -26,6 +26,7 @@ import * as tenants from './tenants.js';
 import * as intents from './intents.js';
 import * as upkeep from './upkeep.js';
 import { PayloadParts } from './payloads.js';
+import { topicEndSql, type TopicEnds } from './topic-ends.js';
 
 type SubscriptionRow = typeof schema.subscriptions.$inferSelect;
 
@@ -35,13 +36,13 @@ type Append = NewNotification & { readonly payloadId: number | null };
 const EMPTY = Buffer.alloc(0);
 
 export class SqliteRepository implements HubRepository {
-  private readonly bumpTopic: Database.Statement<[number, number]>;
   private readonly topicByUrl: Database.Statement<[string]>;
   private readonly insertTopic: Database.Statement<[string, number]>;
   private readonly insertNotification: Database.Statement<
     [number, number, number, string, string, Buffer, number | null]
   >;
   private readonly selectNotification: Database.Statement<[number, number]>;
+  private readonly selectTopics: Database.Statement<[]>;
   private readonly updateCursor: Database.Statement<
     [number, number, number, number | null, number | null, string | null, number, number]
   >;
@@ -49,7 +50,9 @@ export class SqliteRepository implements HubRepository {
     [number, number, string, number, string, number]
   >;
   private readonly topicIds = new Map<string, number>();
-  private readonly appendTx: (batch: readonly Append[]) => { topicId: number; seq: number }[];
+  private readonly appendTx: Database.Transaction<
+    (batch: readonly Append[]) => { topicId: number; seq: number }[]
+  >;
   private readonly dataVersion: Database.Statement<[]>;
   private readonly appends: GroupCommit<Append, { topicId: number; seq: number }>;
   private readonly payloads: PayloadParts;
@@ -59,13 +62,12 @@ export class SqliteRepository implements HubRepository {
   constructor(
     private readonly sqlite: Database.Database,
     private readonly db: BetterSQLite3Database<typeof schema>,
+    /** Each topic's end, shared with the bridge's store on this connection. */
+    private readonly topicEnds: TopicEnds,
     /** Stops the checkpoint worker; resolves once it has ended. */
     private readonly onClose: () => Promise<void> = () => Promise.resolve(),
   ) {
     this.ctx = { sqlite, db };
-    this.bumpTopic = sqlite
-      .prepare('UPDATE topics SET last_seq = last_seq + ? WHERE id = ? RETURNING last_seq')
-      .pluck() as Database.Statement<[number, number]>;
     this.topicByUrl = sqlite.prepare('SELECT id FROM topics WHERE url = ?');
     this.insertTopic = sqlite.prepare(
       'INSERT INTO topics (url, last_seq, created_at) VALUES (?, 0, ?) RETURNING id',
@@ -76,6 +78,9 @@ export class SqliteRepository implements HubRepository {
     this.selectNotification = sqlite.prepare(
       'SELECT topic_id AS topicId, seq, received_at AS receivedAt, content_type AS contentType, link_header AS linkHeader, body, payload_id AS payloadId FROM notifications WHERE topic_id = ? AND seq = ?',
     );
+    this.selectTopics = sqlite.prepare(
+      `SELECT t.id, t.url, ${topicEndSql('t')} AS lastSeq FROM topics t`,
+    );
     this.payloads = new PayloadParts(sqlite);
     this.updateCursor = sqlite.prepare(
       'UPDATE subscriptions SET delivered_seq = MAX(delivered_seq, ?), attempts = ?, next_attempt_at = ?, first_failed_at = ?, last_status = ?, last_error = ?, updated_at = ? WHERE id = ?',
@@ -85,12 +90,20 @@ export class SqliteRepository implements HubRepository {
     );
     this.dataVersion = sqlite.prepare('PRAGMA data_version').pluck() as Database.Statement<[]>;
     this.appends = new GroupCommit({
-      commit: (batch) => this.appendTx(batch),
+      commit: (batch) => {
+        try {
+          // IMMEDIATE: the write lock is held from BEGIN, so the ends read in it are the latest.
+          return this.appendTx.immediate(batch);
+        } catch (err) {
+          this.topicEnds.forget();
+          throw err;
+        }
+      },
       closedError: () => new StoreError('RSN_STORE_UNAVAILABLE', 'the hub database is closed'),
     });
     this.appendTx = sqlite.transaction((batch: readonly Append[]) => {
       const topicIds = batch.map((n) => this.ensureTopic(n.topicUrl, n.receivedAt));
-      const next = this.reserveSeqs(topicIds);
+      const next = this.topicEnds.reserve(topicIds);
       return batch.map((n, i) => {
         const topicId = topicIds[i]!;
         const seq = next.get(topicId)!;
@@ -130,19 +143,6 @@ export class SqliteRepository implements HubRepository {
           );
       }
     });
-  }
-
-  /**
-   * Moves each topic of a batch past all of its notifications with one UPDATE (one per
-   * notification cost ~2.4x the batch's inserts) and returns each topic's first new seq; the batch
-   * hands them out in its order, so seq order stays publish order per topic.
-   */
-  private reserveSeqs(topicIds: readonly number[]): Map<number, number> {
-    const counts = new Map<number, number>();
-    for (const topicId of topicIds) counts.set(topicId, (counts.get(topicId) ?? 0) + 1);
-    for (const [topicId, count] of counts)
-      counts.set(topicId, (this.bumpTopic.get(count, topicId) as number) - count + 1);
-    return counts;
   }
 
   private ensureTopic(url: string, now: number): number {
@@ -203,10 +203,7 @@ export class SqliteRepository implements HubRepository {
   }
 
   async listTopics(): Promise<TopicRecord[]> {
-    return this.db
-      .select({ id: schema.topics.id, url: schema.topics.url, lastSeq: schema.topics.lastSeq })
-      .from(schema.topics)
-      .all();
+    return this.selectTopics.all() as TopicRecord[];
   }
 
   pruneNotifications(receivedBefore: number): Promise<number> {
@@ -247,11 +244,7 @@ export class SqliteRepository implements HubRepository {
       if (existing && a.hasLapsed(existing.leaseExpiresAt, a.now)) {
         // A renewal after the lease ran out is a new subscription: what was accepted while it had
         // lapsed was never owed to it (WH-13), so the cursor restarts at the topic's end.
-        const topic = this.db
-          .select({ lastSeq: schema.topics.lastSeq })
-          .from(schema.topics)
-          .where(eq(schema.topics.id, topicId))
-          .get()!;
+        const topic = { lastSeq: this.topicEnds.read(topicId) };
         row = this.db
           .update(schema.subscriptions)
           .set({
@@ -288,11 +281,7 @@ export class SqliteRepository implements HubRepository {
           .get();
       } else {
         // A new subscription starts at the topic's current end: it gets what is accepted from now on.
-        const topic = this.db
-          .select({ lastSeq: schema.topics.lastSeq })
-          .from(schema.topics)
-          .where(eq(schema.topics.id, topicId))
-          .get()!;
+        const topic = { lastSeq: this.topicEnds.read(topicId) };
         row = this.db
           .insert(schema.subscriptions)
           .values({

@@ -6,6 +6,7 @@ import type { Subscription, SubscriptionCounts } from '../repository.js';
 import { toSubscription } from '../rows.js';
 import type { SqliteContext } from './context.js';
 import { STAGING_GRACE_MS } from './payloads.js';
+import { PERSIST_TOPIC_ENDS_SQL } from './topic-ends.js';
 
 export async function pruneNotifications(
   ctx: SqliteContext,
@@ -13,6 +14,9 @@ export async function pruneNotifications(
 ): Promise<number> {
   // A notification is kept while any subscription of its topic still has it ahead of its cursor (M-5).
   return ctx.sqlite.transaction(() => {
+    // The notifications are where a topic's end is read from (topic-ends.ts): it goes into
+    // topics.last_seq before any of them is deleted, so seqs never start over.
+    ctx.sqlite.prepare(PERSIST_TOPIC_ENDS_SQL).run();
     const pruned = ctx.sqlite
       .prepare(
         `
