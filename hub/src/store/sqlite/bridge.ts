@@ -78,11 +78,10 @@ export function createSqliteBridgeRepository(
           (topicByUrl.get(n.topicUrl) as number | undefined) ??
           (insertTopic.get(n.topicUrl, n.receivedAt) as number),
       );
-      const next = topicEnds.reserve(topicIds);
+      const seqs = topicEnds.reserve(topicIds);
       const out = notifications.map((n, i) => {
         const topicId = topicIds[i]!;
-        const seq = next.get(topicId)!;
-        next.set(topicId, seq + 1);
+        const seq = seqs[i]!;
         insertNotification.run(topicId, seq, n.receivedAt, n.contentType, n.linkHeader, n.body);
         return { topicId, seq };
       });
@@ -144,12 +143,9 @@ export function createSqliteBridgeRepository(
       return byName(name);
     },
     async commitPoll(id, poll) {
-      try {
-        return commit.immediate(id, poll.generation, poll.position, poll.notifications, poll.now);
-      } catch (err) {
-        topicEnds.forget();
-        throw err;
-      }
+      return topicEnds.appending(() =>
+        commit.immediate(id, poll.generation, poll.position, poll.notifications, poll.now),
+      );
     },
     async recordPollOutcome(id, outcome) {
       db.update(schema.bridgeSources)

@@ -90,24 +90,16 @@ export class SqliteRepository implements HubRepository {
     );
     this.dataVersion = sqlite.prepare('PRAGMA data_version').pluck() as Database.Statement<[]>;
     this.appends = new GroupCommit({
-      commit: (batch) => {
-        try {
-          // IMMEDIATE: the write lock is held from BEGIN, so the ends read in it are the latest.
-          return this.appendTx.immediate(batch);
-        } catch (err) {
-          this.topicEnds.forget();
-          throw err;
-        }
-      },
+      // IMMEDIATE: the write lock is held from BEGIN, so the ends read in it are the latest.
+      commit: (batch) => this.topicEnds.appending(() => this.appendTx.immediate(batch)),
       closedError: () => new StoreError('RSN_STORE_UNAVAILABLE', 'the hub database is closed'),
     });
     this.appendTx = sqlite.transaction((batch: readonly Append[]) => {
       const topicIds = batch.map((n) => this.ensureTopic(n.topicUrl, n.receivedAt));
-      const next = this.topicEnds.reserve(topicIds);
+      const seqs = this.topicEnds.reserve(topicIds);
       return batch.map((n, i) => {
         const topicId = topicIds[i]!;
-        const seq = next.get(topicId)!;
-        next.set(topicId, seq + 1);
+        const seq = seqs[i]!;
         this.insertNotification.run(
           topicId,
           seq,
@@ -244,7 +236,7 @@ export class SqliteRepository implements HubRepository {
       if (existing && a.hasLapsed(existing.leaseExpiresAt, a.now)) {
         // A renewal after the lease ran out is a new subscription: what was accepted while it had
         // lapsed was never owed to it (WH-13), so the cursor restarts at the topic's end.
-        const topic = { lastSeq: this.topicEnds.read(topicId) };
+        const end = this.topicEnds.read(topicId);
         row = this.db
           .update(schema.subscriptions)
           .set({
@@ -253,7 +245,7 @@ export class SqliteRepository implements HubRepository {
             algorithm: a.algorithm,
             leaseSeconds: a.leaseSeconds,
             leaseExpiresAt: a.leaseExpiresAt,
-            deliveredSeq: topic.lastSeq,
+            deliveredSeq: end,
             attempts: 0,
             nextAttemptAt: 0,
             firstFailedAt: null,
@@ -281,7 +273,7 @@ export class SqliteRepository implements HubRepository {
           .get();
       } else {
         // A new subscription starts at the topic's current end: it gets what is accepted from now on.
-        const topic = { lastSeq: this.topicEnds.read(topicId) };
+        const end = this.topicEnds.read(topicId);
         row = this.db
           .insert(schema.subscriptions)
           .values({
@@ -292,7 +284,7 @@ export class SqliteRepository implements HubRepository {
             algorithm: a.algorithm,
             leaseSeconds: a.leaseSeconds,
             leaseExpiresAt: a.leaseExpiresAt,
-            deliveredSeq: topic.lastSeq,
+            deliveredSeq: end,
             createdAt: a.now,
             updatedAt: a.now,
           })

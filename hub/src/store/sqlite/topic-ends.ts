@@ -9,7 +9,7 @@
 // The repository and the bridge append through one TopicEnds on their shared connection. It
 // remembers the ends it has read or moved; it forgets them all when another connection has
 // committed since (PRAGMA data_version changes only for other connections' commits) and when a
-// transaction that reserved failed (`forget`), so what it hands out always continues what is
+// transaction that reserved failed (`appending`), so what it hands out always continues what is
 // committed. The unique index on (topic_id, seq) refuses a seq handed out twice in any case.
 import type Database from 'better-sqlite3';
 
@@ -41,30 +41,33 @@ export class TopicEnds {
   }
 
   /**
-   * Inside the caller's write transaction: moves each topic of `topicIds` past one new notification
-   * per occurrence and returns each topic's first new seq (the caller hands them out in order). The
-   * transaction must insert exactly those seqs; if it fails, the caller calls `forget`.
+   * Runs a write transaction that reserves seqs (`reserve` inside it); if it fails, at its body or
+   * at its commit, what was reserved is forgotten.
    */
-  reserve(topicIds: readonly number[]): Map<number, number> {
+  appending<T>(transaction: () => T): T {
+    try {
+      return transaction();
+    } catch (err) {
+      this.ends.clear();
+      this.seenVersion = undefined;
+      throw err;
+    }
+  }
+
+  /**
+   * Inside `appending`: the seq of each new notification of `topicIds`, one per occurrence, in
+   * order (seq order stays the order given per topic). The transaction inserts exactly those.
+   */
+  reserve(topicIds: readonly number[]): number[] {
     const version = this.dataVersion.get() as number;
     if (version !== this.seenVersion) {
       this.ends.clear();
       this.seenVersion = version;
     }
-    const first = new Map<number, number>();
-    for (const topicId of topicIds) {
-      const end = first.has(topicId)
-        ? this.ends.get(topicId)!
-        : (this.ends.get(topicId) ?? this.read(topicId));
-      if (!first.has(topicId)) first.set(topicId, end + 1);
-      this.ends.set(topicId, end + 1);
-    }
-    return first;
-  }
-
-  /** A transaction that reserved did not commit: nothing remembered can be trusted. */
-  forget(): void {
-    this.ends.clear();
-    this.seenVersion = undefined;
+    return topicIds.map((topicId) => {
+      const seq = (this.ends.get(topicId) ?? this.read(topicId)) + 1;
+      this.ends.set(topicId, seq);
+      return seq;
+    });
   }
 }
