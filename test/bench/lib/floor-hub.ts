@@ -194,3 +194,6 @@ process.on('message', (m: { cmd: 'subscribe'; topic: string; callbacks: string[]
   );
   process.send!({ ok: true });
 });
+
+// Stopped with SIGTERM: exit normally, so that node --cpu-prof (BENCH_CPU_PROF) writes its profile.
+process.on('SIGTERM', () => process.exit(0));

@@ -75,12 +75,43 @@ export function oneSubscriberBound(
  * stores and forwards reaches on this machine, so the most any hub's fan-out ratio could read here.
  */
 export function floorFanOutRow(n: number, floor: Measured[], raw: Measured[]): BenchRow {
+  return fanOutFloorRow(
+    n,
+    floor,
+    raw,
+    `floor: deliveries/s to ${plural(n)} (burst) by a hub that only stores and forwards`,
+    'no token, no check, no cursors, retries, metrics or logs',
+  );
+}
+
+/**
+ * The checked floor's burst: the floor that also checks each publish's token and body first, so
+ * the most a hub that refuses malformed publishes (RT-5, RT-7) could read here; at 1 subscriber
+ * every delivery carries a publish's check.
+ */
+export function checkedFloorFanOutRow(n: number, checked: Measured[], raw: Measured[]): BenchRow {
+  return fanOutFloorRow(
+    n,
+    checked,
+    raw,
+    `checked floor: deliveries/s to ${plural(n)} (burst) by the floor that also checks each publish (RT-5, RT-7)`,
+    "each publish's token (sha256, constant time) and body (one saxes pass in plain mode: well-formed, <urlset>, rs:md capability change-notification) checked before it is stored; no namespaces, limits or entry checks, no cursors, retries, metrics or logs",
+  );
+}
+
+function fanOutFloorRow(
+  n: number,
+  floor: Measured[],
+  raw: Measured[],
+  figure: string,
+  omits: string,
+): BenchRow {
   const fs = summary(floor);
   const rs = summary(raw);
   const ratios = spread(floor.map((m, i) => m.perSecond / raw[i]!.perSecond));
   return {
     scenario: 'hub fan-out',
-    figure: `floor: deliveries/s to ${plural(n)} (burst) by a hub that only stores and forwards`,
+    figure,
     value: fs.rate.median,
     unit: 'deliveries/s',
     range: describeRange(fs.rate),
@@ -90,7 +121,7 @@ export function floorFanOutRow(n: number, floor: Measured[], raw: Measured[]): B
     ratio: fs.rate.median / rs.rate.median,
     note:
       `the same bursts and rounds, interleaved with the hub and the raw sender; per-round ratios ${describeSpread(ratios)}; ` +
-      'lib/floor-hub.ts: each publish read whole, inserted into SQLite (WAL, synchronous=NORMAL, a transaction per turn) and answered, then POSTed like the raw sender, one in flight per callback; no token, no check, no cursors, retries, metrics or logs',
+      `lib/floor-hub.ts: each publish read whole, inserted into SQLite (WAL, synchronous=NORMAL, a transaction per turn) and answered, then POSTed like the raw sender, one in flight per callback; ${omits}`,
   };
 }
 

@@ -12,7 +12,9 @@
 //       hub's publishes/s at the burst's concurrency, next to the 1-subscriber raw rounds;
 //   (4) the floor hub (lib/floor-hub.ts), a fourth arm in the same rounds of (1) and (2): a hub that
 //       only stores and forwards, so the most any hub could reach here next to the same ceilings;
-//       in (2) also the checked floor, which first checks the token and parses the body (RT-5, RT-7).
+//       and the checked floor, a fifth arm in both, which first checks the token and parses the
+//       body (RT-5, RT-7): the most a hub that refuses malformed publishes could reach (at 1
+//       subscriber every delivery needs a publish, so the check counts there).
 // Hub, receivers (plain node:http, 4 ports = 4 origins) and raw sender are separate processes, so
 // no party's CPU is charged to another; CPU/op is the measured process's own CPU time (from /proc)
 // divided by the operations, peak RSS its VmHWM, reset before each measured run.
@@ -56,6 +58,7 @@ import {
 import {
   baseRow,
   floorFanOutRow,
+  checkedFloorFanOutRow,
   floorPublishRow,
   checkedFloorPublishRow,
   oneSubscriberBound,
@@ -127,13 +130,15 @@ const scenario: BenchScenario = {
     const raw = await RawSender.start();
     let hub: HubChild | undefined;
     let base: HubChild | undefined;
-    let checkedFloor: HubChild | undefined;
+    let checkedFloor: Awaited<ReturnType<typeof startFloorHub>> | undefined;
     const floor = await startFloorHub(ctx.tmpDir);
     try {
       const started = await startHub(ctx.tmpDir, 'hub');
       hub = started.hub;
       const { token } = started;
       const h = hub;
+      const checked = await startFloorHub(ctx.tmpDir, sha256Hex(token));
+      checkedFloor = checked;
       // BENCH_HUB_BASE=<checkout>: that checkout's hub (e.g. a worktree of main) as a third arm.
       const baseRoot = process.env.BENCH_HUB_BASE;
       const b = baseRoot ? await startHub(ctx.tmpDir, 'base', baseRoot) : undefined;
@@ -164,6 +169,7 @@ const scenario: BenchScenario = {
           ctx.log(`  base: in ${Math.round(performance.now() - t0)} ms`);
         }
         await floor.subscribe(topic, callbacks);
+        await checked.subscribe(topic, callbacks);
         // The hub sends the stored Link header verbatim: the raw sender sends the same one.
         const headers = { 'content-type': 'application/xml', link: linkFor(topic, h.url) };
         const deliveries = Math.round((n === 1 ? 2_000 : 20_000) * ctx.scale);
@@ -173,6 +179,14 @@ const scenario: BenchScenario = {
         if (b)
           await hubBurst(b.hub, b.token, receivers, topic, n, Math.round(perCallback / 5) || 2);
         await hubBurst(floor, '', receivers, topic, n, Math.max(2, Math.round(perCallback / 5)));
+        await hubBurst(
+          checked,
+          token,
+          receivers,
+          topic,
+          n,
+          Math.max(2, Math.round(perCallback / 5)),
+        );
         await rawFanOut(
           raw,
           receivers,
@@ -187,13 +201,14 @@ const scenario: BenchScenario = {
           ...(b ? { base: () => hubBurst(b.hub, b.token, receivers, topic, n, perCallback) } : {}),
           raw: () => rawFanOut(raw, receivers, callbacks, perCallback, body, headers),
           floor: () => hubBurst(floor, '', receivers, topic, n, perCallback),
-        } as Record<'hub' | 'base' | 'raw' | 'floor', () => Promise<Measured>>);
+          checked: () => hubBurst(checked, token, receivers, topic, n, perCallback),
+        } as Record<'hub' | 'base' | 'raw' | 'floor' | 'checked', () => Promise<Measured>>);
         const hs = summary(r.hub);
         const rs = summary(r.raw);
         if (n === 1) oneSubscriber = { hub: r.hub, raw: r.raw };
         const ratios = spread(r.hub.map((m, i) => m.perSecond / r.raw[i]!.perSecond));
         ctx.log(
-          `  hub ${describeSpread(hs.rate)}/s, raw ${describeSpread(rs.rate)}/s, floor ${describeSpread(summary(r.floor).rate)}/s, ratio ${describeSpread(ratios)}; CPU µs/delivery hub ${hs.cpu.toFixed(1)}, raw ${rs.cpu.toFixed(1)}; hub wrote ${hs.writtenKiB.toFixed(2)} KiB/delivery`,
+          `  hub ${describeSpread(hs.rate)}/s, raw ${describeSpread(rs.rate)}/s, floor ${describeSpread(summary(r.floor).rate)}/s, checked floor ${describeSpread(summary(r.checked).rate)}/s, ratio ${describeSpread(ratios)}; CPU µs/delivery hub ${hs.cpu.toFixed(1)}, raw ${rs.cpu.toFixed(1)}; hub wrote ${hs.writtenKiB.toFixed(2)} KiB/delivery`,
         );
         if (b) {
           rows.push(baseRow(n, summary(r.base), rs, r.base, r.raw));
@@ -241,6 +256,7 @@ const scenario: BenchScenario = {
           unit: 'ms',
         });
         rows.push(floorFanOutRow(n, r.floor, r.raw));
+        rows.push(checkedFloorFanOutRow(n, r.checked, r.raw));
       }
 
       if (process.env.BENCH_HUB_SKIP_PUBLISH) return rows;
@@ -248,8 +264,6 @@ const scenario: BenchScenario = {
       const total = Math.round(10_000 * ctx.scale);
       const settings = [BURST_PUBLISHES_IN_FLIGHT, 32, 64];
       const bare = receivers.url(0, '/bare');
-      const checked = await startFloorHub(ctx.tmpDir, sha256Hex(token));
-      checkedFloor = checked;
       const p = await interleave(ROUNDS, {
         hub: () => publishRate(h.url, h.child.pid!, token, h.url, total, settings),
         bare: () => publishRate(bare, receivers.pid, token, h.url, total, settings),
