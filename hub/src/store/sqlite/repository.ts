@@ -53,7 +53,6 @@ export class SqliteRepository implements HubRepository {
   private readonly appendTx: Database.Transaction<
     (batch: readonly Append[]) => { topicId: number; seq: number }[]
   >;
-  private readonly dataVersion: Database.Statement<[]>;
   private readonly appends: GroupCommit<Append, { topicId: number; seq: number }>;
   private readonly payloads: PayloadParts;
   private readonly cursorsTx: (updates: readonly CursorUpdate[], now: number) => void;
@@ -88,7 +87,6 @@ export class SqliteRepository implements HubRepository {
     this.insertGivenUp = sqlite.prepare(
       'INSERT INTO given_up (subscription_id, topic_id, callback, seq, reason, at) VALUES (?, ?, ?, ?, ?, ?)',
     );
-    this.dataVersion = sqlite.prepare('PRAGMA data_version').pluck() as Database.Statement<[]>;
     this.appends = new GroupCommit({
       // IMMEDIATE: the write lock is held from BEGIN, so the ends read in it are the latest.
       commit: (batch) => this.topicEnds.appending(() => this.appendTx.immediate(batch)),
@@ -168,7 +166,7 @@ export class SqliteRepository implements HubRepository {
   }
 
   externalChangeMarker(): number {
-    return this.dataVersion.get() as number;
+    return this.topicEnds.dataVersion();
   }
 
   // --- topics and notifications ---------------------------------------------------------------

@@ -25,14 +25,22 @@ export const PERSIST_TOPIC_ENDS_SQL = `UPDATE topics SET last_seq = ${topicEndSq
 export class TopicEnds {
   private readonly ends = new Map<number, number>();
   private readonly readEnd: Database.Statement<[number]>;
-  private readonly dataVersion: Database.Statement<[]>;
+  private readonly readDataVersion: Database.Statement<[]>;
   private seenVersion: number | undefined;
 
   constructor(sqlite: Database.Database) {
     this.readEnd = sqlite
       .prepare(`SELECT ${topicEndSql('t')} FROM topics t WHERE t.id = ?`)
       .pluck() as Database.Statement<[number]>;
-    this.dataVersion = sqlite.prepare('PRAGMA data_version').pluck() as Database.Statement<[]>;
+    this.readDataVersion = sqlite.prepare('PRAGMA data_version').pluck() as Database.Statement<[]>;
+  }
+
+  /**
+   * PRAGMA data_version of this connection: it moves when another connection commits. The
+   * repository's externalChangeMarker reads it too (one statement for the connection).
+   */
+  dataVersion(): number {
+    return this.readDataVersion.get() as number;
   }
 
   /** The topic's end as committed (a topic with no row ends at 0). */
@@ -59,7 +67,7 @@ export class TopicEnds {
    * order (seq order stays the order given per topic). The transaction inserts exactly those.
    */
   reserve(topicIds: readonly number[]): number[] {
-    const version = this.dataVersion.get() as number;
+    const version = this.dataVersion();
     if (version !== this.seenVersion) {
       this.ends.clear();
       this.seenVersion = version;
