@@ -1,22 +1,14 @@
-// The HTTP surface of the hub (hono): the hub endpoint (routed by Content-Type, M-1), /healthz and
-// /metrics. Routes only translate between HTTP and the services; every decision lives in them, and
-// their refusals become status codes here only (REFUSAL_STATUS).
+// The HTTP surface of the hub (hono): /healthz, /metrics, GET of the hub endpoint, the console and the
+// bridge's routes. The hub endpoint's POST (subscriptions and publishes) is served beside it from
+// node:http (hub-endpoint.ts); the listener routes between the two (listener/serve.ts). Routes only
+// translate between HTTP and the services; every decision lives in them, and their refusals become
+// status codes here only (REFUSAL_STATUS).
 import type { IncomingMessage } from 'node:http';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { describeError } from '@rsnotify/shared';
-import {
-  ByteBudget,
-  drainRefused,
-  readLimitedBody,
-  readLimitedWebBody,
-  UNREAD_BODY_DRAIN,
-  type BodyRead,
-  type BodyRefusalCode,
-} from '@rsnotify/service-kit';
+import { drainRefused, UNREAD_BODY_DRAIN } from '@rsnotify/service-kit';
 import type { Logger, HubMetrics } from './observability/index.js';
 import { checkHealth } from './observability/index.js';
-import { isFormContentType, isXmlContentType, type PublishingService } from './publishing/index.js';
-import { parseHubForm, type SubscriptionService } from './subscriptions/index.js';
 import { isStoreUnavailable } from './store/index.js';
 import type { Refusal } from './errors/index.js';
 
@@ -69,17 +61,9 @@ export function answerRefusalJson(
 
 export interface AppDeps {
   readonly hubPath: string;
-  readonly subscriptions: SubscriptionService;
-  readonly publishing: PublishingService;
   readonly metrics: HubMetrics;
   readonly logger: Logger;
-  readonly maxBodyBytes: number;
-  readonly maxFormBytes: number;
-  /** Bytes of unauthenticated bodies (forms, open publishing) read at once, over all connections. */
-  readonly maxUnauthenticatedBodyBytes?: number;
   readonly ping: () => Promise<void>;
-  /** False while shutting down: new requests get 503. */
-  readonly accepting: () => boolean;
   /** The operator console and admin API (admin/), mounted at /admin, and its rejection recorder. */
   readonly admin?: { readonly app: Hono<any>; readonly recordRejections: MiddlewareHandler }; // eslint-disable-line @typescript-eslint/no-explicit-any
   /** Extra /healthz fields (engine, this process's delivery claims, cluster role). */
@@ -88,79 +72,68 @@ export interface AppDeps {
   readonly mounts?: readonly ((app: Hono) => void)[];
 }
 
+/** A request whose framing is refused before anything else is looked at, with why. */
+export interface FramingRefusal {
+  readonly refusal: Refusal & ('malformed' | 'not-implemented');
+  readonly reason: 'duplicate_host' | 'transfer_encoding';
+  readonly text: string;
+}
+
+/**
+ * RFC 9112 §3.2: more than one Host is a 400; RFC 9112 §6.1: a transfer coding other than chunked
+ * is a 501 (we decode none), and the connection is closed since the body's end cannot be found.
+ * Checked on every route, the hub endpoint's included.
+ */
+export function framingRefusal(incoming: IncomingMessage): FramingRefusal | undefined {
+  let hosts = 0;
+  const raw = incoming.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2)
+    if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') hosts++;
+  if (hosts > 1)
+    return { refusal: 'malformed', reason: 'duplicate_host', text: 'more than one Host header' };
+  const te = incoming.headers['transfer-encoding'];
+  if (te !== undefined && te.trim().toLowerCase() !== 'chunked')
+    return {
+      refusal: 'not-implemented',
+      reason: 'transfer_encoding',
+      text: `Transfer-Encoding ${JSON.stringify(te)} is not supported (only chunked)`,
+    };
+  return undefined;
+}
+
 /** The node request under @hono/node-server; undefined when the app is driven without a socket. */
+/** A request refused at the HTTP layer, here or at the hub endpoint: one log line and one metric. */
+export function noteRequestRefused(
+  deps: { readonly metrics: HubMetrics; readonly logger: Logger },
+  refusal: Refusal,
+  reason: string,
+  text: string,
+  fields: Record<string, unknown> = {},
+): void {
+  const status = REFUSAL_STATUS[refusal];
+  deps.metrics.requestsRejected.inc({ status: String(status), reason });
+  deps.logger.info({ event: 'request.rejected', status, reason, ...fields }, text);
+}
+
 function incomingOf(c: Context): IncomingMessage | undefined {
   return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
 }
 
-/** Reads the request body once, as bytes, through the shared limited reader. */
-function readBody(c: Context, limit: number, budget?: ByteBudget): Promise<BodyRead> {
-  const incoming = incomingOf(c);
-  return incoming
-    ? readLimitedBody(incoming, { limit, budget })
-    : readLimitedWebBody(c.req.raw, limit);
-}
-
-/** Answered without reading the body: read and drop at most a little of it, then close. */
-function leaveBodyUnread(c: Context): void {
-  const incoming = incomingOf(c);
-  if (incoming) drainRefused(incoming, UNREAD_BODY_DRAIN);
-}
-
-/** The shared body reader's refusals, as the hub's refusal kinds. */
-const BODY_REFUSAL = {
-  RSN_BODY_TOO_LARGE: 'too-large',
-  RSN_BODY_UNREADABLE: 'malformed',
-  RSN_BODY_BUDGET_EXHAUSTED: 'busy',
-} as const satisfies Record<BodyRefusalCode, Refusal>;
-
-/** 32 MiB: two open-publishing bodies at the 16 MiB limit, or 512 subscription forms at 64 KiB. */
-export const DEFAULT_UNAUTHENTICATED_BODY_BYTES = 32 * 1024 * 1024;
-
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
   const { logger } = deps;
-  const unauthenticated = new ByteBudget(
-    deps.maxUnauthenticatedBodyBytes ?? DEFAULT_UNAUTHENTICATED_BODY_BYTES,
-  );
 
-  /** A refusal at the HTTP layer: one log line and one metric each (publish refusals count in publishing/). */
-  const refuse = (
-    c: Context,
-    refusal: Refusal,
-    reason: string,
-    text: string,
-    fields: Record<string, unknown> = {},
-  ): Response => {
-    const status = REFUSAL_STATUS[refusal];
-    deps.metrics.requestsRejected.inc({ status: String(status), reason });
-    logger.info({ event: 'request.rejected', status, reason, ...fields }, text);
+  const refuse = (c: Context, refusal: Refusal, reason: string, text: string): Response => {
+    noteRequestRefused(deps, refusal, reason, text);
     return answerRefusal(c, refusal, text);
   };
 
-  // RFC 9112 §3.2: more than one Host is a 400; RFC 9112 §6.1: a transfer coding other than chunked is
-  // a 501 (we decode none), and the connection is closed since the body's end cannot be found.
   app.use('*', async (c: Context, next) => {
     const incoming = incomingOf(c);
-    if (incoming) {
-      let hosts = 0;
-      const raw = incoming.rawHeaders;
-      for (let i = 0; i < raw.length; i += 2)
-        if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') hosts++;
-      if (hosts > 1) {
-        leaveBodyUnread(c);
-        return refuse(c, 'malformed', 'duplicate_host', 'more than one Host header');
-      }
-      const te = incoming.headers['transfer-encoding'];
-      if (te !== undefined && te.trim().toLowerCase() !== 'chunked') {
-        leaveBodyUnread(c);
-        return refuse(
-          c,
-          'not-implemented',
-          'transfer_encoding',
-          `Transfer-Encoding ${JSON.stringify(te)} is not supported (only chunked)`,
-        );
-      }
+    const framing = incoming && framingRefusal(incoming);
+    if (framing) {
+      drainRefused(incoming, UNREAD_BODY_DRAIN);
+      return refuse(c, framing.refusal, framing.reason, framing.text);
     }
     await next();
   });
@@ -168,90 +141,6 @@ export function createApp(deps: AppDeps): Hono {
     app.use(deps.hubPath, deps.admin.recordRejections);
     app.route('/admin', deps.admin.app);
   }
-
-  app.post(deps.hubPath, async function hubEndpoint(c) {
-    if (!deps.accepting()) return answerRefusal(c, 'shutting-down', 'hub is shutting down');
-    const contentType = c.req.header('content-type');
-    if (isFormContentType(contentType)) {
-      // Forms are small and carry no credentials in headers: their bytes count against the shared
-      // unauthenticated budget while they are read.
-      const body = await readBody(c, deps.maxFormBytes, unauthenticated);
-      if (!body.ok)
-        return refuse(
-          c,
-          BODY_REFUSAL[body.code],
-          body.code === 'RSN_BODY_TOO_LARGE' ? 'form_too_large' : body.code,
-          body.reason,
-        );
-      const parsed = parseHubForm(new URLSearchParams(body.bytes.toString('utf8')));
-      if (!parsed.ok) return refuse(c, parsed.refusal, 'invalid_form', parsed.reason);
-      const req = parsed.value;
-      if (req.mode === 'publish') {
-        const r = await deps.publishing.publishTopics(req.topics, c.req.header('authorization'));
-        return r.ok ? c.text('published\n', 200) : answerRefusal(c, r.refusal, r.reason);
-      }
-      const r = await deps.subscriptions.accept(req);
-      if (!r.ok) {
-        const status = String(REFUSAL_STATUS[r.refusal]);
-        deps.metrics.requestsRejected.inc({ status, reason: 'subscription' });
-        return answerRefusal(c, r.refusal, r.reason);
-      }
-      // WH-3, RT-9: 202 whatever the verification will say.
-      return c.text('accepted; verification of intent follows\n', 202);
-    }
-    if (isXmlContentType(contentType)) {
-      const linkHeader = c.req.header('link');
-      const authorization = c.req.header('authorization');
-      // Link, token and ownership are decided by the headers: a refusal reads (almost) none of the body.
-      const admission = await deps.publishing.admit(linkHeader, authorization);
-      if (!admission.ok) {
-        leaveBodyUnread(c);
-        return answerRefusal(c, admission.refusal, admission.reason);
-      }
-      const body = await readBody(
-        c,
-        deps.maxBodyBytes,
-        admission.authenticated ? undefined : unauthenticated,
-      );
-      if (!body.ok) {
-        const reason =
-          body.code === 'RSN_BODY_TOO_LARGE'
-            ? 'too_large'
-            : body.code === 'RSN_BODY_BUDGET_EXHAUSTED'
-              ? 'busy'
-              : 'unreadable';
-        deps.metrics.publishRejected.inc({ reason });
-        logger.info(
-          {
-            event: 'publish.rejected',
-            status: body.status,
-            code: body.code,
-            reason: body.reason,
-            topic: admission.topic,
-          },
-          'publish refused',
-        );
-        return answerRefusal(c, BODY_REFUSAL[body.code], body.reason);
-      }
-      const r = await deps.publishing.acceptNotification({
-        admission,
-        contentType: contentType!,
-        linkHeader: linkHeader!, // admitted: it was there
-        body: body.bytes,
-      });
-      // RT-7, M-2: 200 only once the notification is durably stored.
-      if (!r.ok) return answerRefusal(c, r.refusal, r.reason);
-      return c.text('accepted\n', 200);
-    }
-    leaveBodyUnread(c);
-    return refuse(
-      c,
-      'unsupported-media-type',
-      'unsupported_media_type',
-      'Content-Type must be application/x-www-form-urlencoded (subscribe, unsubscribe, publish) or application/xml (ResourceSync notification)',
-      { contentType },
-    );
-  });
 
   app.get(deps.hubPath, (c) =>
     c.text('rsnotify WebSub hub: POST subscription requests and notifications here\n', 200),

@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { createOutboundAgent, describeError } from '@rsnotify/shared';
 import { createApp } from './app.js';
+import { createHubEndpoint } from './hub-endpoint.js';
 import {
   DEFAULT_BRIDGE_POLL_INTERVAL_MS,
   resolveHubConfig,
@@ -270,8 +271,7 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
     }),
   });
   const hubPath = new URL(config.publicUrl ?? 'http://x/hub').pathname;
-  const app = createApp({
-    hubPath,
+  const hubEndpoint = createHubEndpoint({
     subscriptions,
     publishing,
     metrics,
@@ -279,8 +279,14 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
     maxBodyBytes: config.maxBodyBytes,
     maxFormBytes: 64 * 1024,
     maxUnauthenticatedBodyBytes: config.maxUnauthenticatedBodyBytes,
-    ping: () => store.ping(),
     accepting: () => accepting,
+    onRejected: admin.recordRejection,
+  });
+  const app = createApp({
+    hubPath,
+    metrics,
+    logger,
+    ping: () => store.ping(),
     admin,
     mounts: [(a) => mountBridgeRoutes(a, hubPath, bridge, () => url)],
     healthDetails: () =>
@@ -299,6 +305,7 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
 
   const server = await startListener({
     fetch: app.fetch,
+    hubEndpoint: { path: hubPath, handle: hubEndpoint },
     host: config.host,
     port: config.port,
     maxConnectionsPerClient: config.maxConnectionsPerClient,

@@ -23,8 +23,8 @@ import { loginPage } from './views.js';
 export { AdminService, AdminError, type SourceView, type SubscriptionView } from './service.js';
 export type * from './store.js';
 export { createAdminToken } from './auth.js';
-export { recordRejections } from './rejections.js';
-import { recordRejections as recordRejectionsMiddleware } from './rejections.js';
+import { recordRejections, rejectionRecorder } from './rejections.js';
+import type { Logger } from '../observability/index.js';
 export { deliveryHealth, type DeliveryHealth } from './health.js';
 
 export const CONTENT_SECURITY_POLICY =
@@ -130,14 +130,19 @@ export interface HubAdminDeps {
   readonly store: AdminStore;
   readonly service: AdminService;
   readonly now: () => number;
-  readonly logger: Parameters<typeof recordRejectionsMiddleware>[2];
+  readonly logger: Logger;
 }
 
-/** What app.ts mounts: the /admin app and the hub endpoint's rejection recorder. */
+/**
+ * What the hub mounts: the /admin app, and the rejection recorder that the hub endpoint
+ * (hub-endpoint.ts) tells of its refusals and that app.ts puts around the hub path's other routes.
+ */
 export function hubAdmin(deps: HubAdminDeps) {
+  const recordRejection = rejectionRecorder(deps.store, deps.now, deps.logger);
   return {
     app: createAdminApp(deps),
-    recordRejections: recordRejectionsMiddleware(deps.store, deps.now, deps.logger),
+    recordRejection,
+    recordRejections: recordRejections(recordRejection),
   };
 }
 export { AdminCliError, registerAdminCommands } from './cli.js';

@@ -1,6 +1,7 @@
 // Records what the hub endpoint refused (4xx/5xx) in the shared store, for the console's "recent
-// rejections". A middleware around the endpoint: it reads only the answer already made, so the
-// protocol code does not know it exists. Recording never delays or fails the answer.
+// rejections". It sees only the answer already made (hub-endpoint.ts tells it of each; a middleware
+// does the same for the Hono routes at the hub path), so the protocol code does not know it exists.
+// Recording never delays or fails the answer.
 import type { MiddlewareHandler } from 'hono';
 import type { Logger } from '../observability/index.js';
 import { redactText } from '@rsnotify/service-kit';
@@ -17,39 +18,56 @@ export function rejectionKind(contentType: string | undefined): string {
 /** At most this many rejections a second are written: a flood of bad requests must not become a flood of writes. */
 export const REJECTIONS_RECORDED_PER_SECOND = 20;
 
-export function recordRejections(
+/** Records one refused answer (status, the request's Content-Type, the answer's text). */
+export type RejectionRecorder = (
+  status: number,
+  contentType: string | undefined,
+  text: string,
+) => void;
+
+export function rejectionRecorder(
   store: AdminStore,
   now: () => number,
   logger: Logger,
-): MiddlewareHandler {
+): RejectionRecorder {
   let second = 0;
   let written = 0;
-  return async (c, next) => {
-    await next();
-    const status = c.res.status;
+  return (status, contentType, text) => {
     // A 503 (busy, shutting down) says the hub's state, not what is wrong with the request.
     if (status < 400 || status === REFUSAL_STATUS.busy) return;
-    const s = Math.floor(now() / 1000);
+    const at = now();
+    const s = Math.floor(at / 1000);
     if (s !== second) {
       second = s;
       written = 0;
     }
     if (++written > REJECTIONS_RECORDED_PER_SECOND) return;
-    const kind = rejectionKind(c.req.header('content-type'));
-    const at = now();
+    store
+      .recordRejection({
+        at,
+        status,
+        kind: rejectionKind(contentType),
+        reason: redactText(text.split('\n')[0]!.trim() || `HTTP ${status}`),
+      })
+      .catch((err: unknown) =>
+        logger.warn({ event: 'admin.rejection_not_recorded', err }, 'could not record a rejection'),
+      );
+  };
+}
+
+/** The recorder around Hono routes at the hub path (those not served by hub-endpoint.ts). */
+export function recordRejections(record: RejectionRecorder): MiddlewareHandler {
+  return async (c, next) => {
+    await next();
+    const status = c.res.status;
+    if (status < 400 || status === REFUSAL_STATUS.busy) return;
+    const contentType = c.req.header('content-type');
     void c.res
       .clone()
       .text()
-      .then((text) =>
-        store.recordRejection({
-          at,
-          status,
-          kind,
-          reason: redactText(text.split('\n')[0]!.trim() || `HTTP ${status}`),
-        }),
-      )
-      .catch((err: unknown) =>
-        logger.warn({ event: 'admin.rejection_not_recorded', err }, 'could not record a rejection'),
+      .then(
+        (text) => record(status, contentType, text),
+        () => record(status, contentType, ''),
       );
   };
 }

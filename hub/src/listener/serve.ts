@@ -1,13 +1,19 @@
 // The hub's HTTP listener: Node's server with the hub's timeouts and header limits, the answers to
-// request heads the parser refused, and the per-client connection limit.
-import type { Server } from 'node:http';
-import { serve } from '@hono/node-server';
+// request heads the parser refused, and the per-client connection limit. A POST to the hub path goes
+// to the hub endpoint (hub-endpoint.ts), every other request to the Hono app (app.ts).
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
 import { answerClientErrors } from '@rsnotify/service-kit';
 import type { Logger, HubMetrics } from '../observability/index.js';
 import { limitConnectionsPerClient } from './connection-limit.js';
 
 export interface ListenerOptions {
   readonly fetch: (request: Request, env: unknown) => Response | Promise<Response>;
+  /** POSTs to `path` (the query string aside) are handled here, not by `fetch`. */
+  readonly hubEndpoint: {
+    readonly path: string;
+    readonly handle: (req: IncomingMessage, res: ServerResponse) => void;
+  };
   readonly host: string;
   readonly port: number;
   /** Open connections per client address (0: unlimited). */
@@ -16,25 +22,39 @@ export interface ListenerOptions {
   readonly metrics: HubMetrics;
 }
 
+/** The path of a request target (origin-form `/p?q`, or absolute-form `http://h/p?q`), or undefined. */
+export function targetPath(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  if (url.startsWith('/')) {
+    const q = url.indexOf('?');
+    return q === -1 ? url : url.slice(0, q);
+  }
+  // The absolute form (RFC 9112 §3.2.2) is an http(s) URL; anything else targets no path of ours.
+  return /^https?:\/\//i.test(url) && URL.canParse(url) ? new URL(url).pathname : undefined;
+}
+
 export async function startListener(o: ListenerOptions): Promise<Server> {
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = serve(
-      {
-        fetch: o.fetch,
-        port: o.port,
-        hostname: o.host,
-        // Refused bodies are drained by the app itself, within its own bounds (service-kit body-limit).
-        autoCleanupIncoming: false,
-        serverOptions: {
-          requestTimeout: 60_000,
-          headersTimeout: 15_000,
-          maxHeaderSize: 16 * 1024,
-          keepAliveTimeout: 30_000,
-        },
-      },
-      () => resolve(s as Server),
-    ) as Server;
-    s.once('error', reject);
+  // Refused bodies are drained by the app itself, within its own bounds (service-kit body-limit).
+  const app = getRequestListener(o.fetch, { hostname: o.host, autoCleanupIncoming: false });
+  const { path, handle } = o.hubEndpoint;
+  const server = createServer(
+    {
+      requestTimeout: 60_000,
+      headersTimeout: 15_000,
+      maxHeaderSize: 16 * 1024,
+      keepAliveTimeout: 30_000,
+    },
+    (req, res) => {
+      if (req.method === 'POST' && targetPath(req.url) === path) handle(req, res);
+      else void app(req, res);
+    },
+  );
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port, o.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const { logger, metrics } = o;
   answerClientErrors(server, {
