@@ -6,7 +6,12 @@
 import type { IncomingMessage } from 'node:http';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { describeError } from '@rsnotify/shared';
-import { drainRefused, UNREAD_BODY_DRAIN } from '@rsnotify/service-kit';
+import {
+  drainRefused,
+  framingProblem,
+  UNREAD_BODY_DRAIN,
+  type FramingProblem,
+} from '@rsnotify/service-kit';
 import type { Logger, HubMetrics } from './observability/index.js';
 import { checkHealth } from './observability/index.js';
 import { isStoreUnavailable } from './store/index.js';
@@ -75,33 +80,18 @@ export interface AppDeps {
 /** A request whose framing is refused before anything else is looked at, with why. */
 export interface FramingRefusal {
   readonly refusal: Refusal & ('malformed' | 'not-implemented');
-  readonly reason: 'duplicate_host' | 'transfer_encoding';
+  readonly reason: FramingProblem['kind'];
   readonly text: string;
 }
 
-/**
- * RFC 9112 §3.2: more than one Host is a 400; RFC 9112 §6.1: a transfer coding other than chunked
- * is a 501 (we decode none), and the connection is closed since the body's end cannot be found.
- * Checked on every route, the hub endpoint's included.
- */
+/** service-kit's framing checks (RFC 9112 §3.2, §6.1), as hub refusals: every route, the hub endpoint's included. */
 export function framingRefusal(incoming: IncomingMessage): FramingRefusal | undefined {
-  let hosts = 0;
-  const raw = incoming.rawHeaders;
-  for (let i = 0; i < raw.length; i += 2)
-    if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') hosts++;
-  if (hosts > 1)
-    return { refusal: 'malformed', reason: 'duplicate_host', text: 'more than one Host header' };
-  const te = incoming.headers['transfer-encoding'];
-  if (te !== undefined && te.trim().toLowerCase() !== 'chunked')
-    return {
-      refusal: 'not-implemented',
-      reason: 'transfer_encoding',
-      text: `Transfer-Encoding ${JSON.stringify(te)} is not supported (only chunked)`,
-    };
-  return undefined;
+  const problem = framingProblem(incoming);
+  if (!problem) return undefined;
+  const refusal = problem.kind === 'duplicate_host' ? 'malformed' : 'not-implemented';
+  return { refusal, reason: problem.kind, text: problem.text };
 }
 
-/** The node request under @hono/node-server; undefined when the app is driven without a socket. */
 /** A request refused at the HTTP layer, here or at the hub endpoint: one log line and one metric. */
 export function noteRequestRefused(
   deps: { readonly metrics: HubMetrics; readonly logger: Logger },

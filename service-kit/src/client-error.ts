@@ -28,6 +28,38 @@ export function clientErrorAnswer(
   return { status: 400, text: 'Bad Request', reason };
 }
 
+/** A request head the parser let through but whose framing a daemon refuses, with why. */
+export interface FramingProblem {
+  /** RFC 9112 §3.2: answered 400. RFC 9112 §6.1: answered 501, the connection closed. */
+  readonly kind: 'duplicate_host' | 'transfer_encoding';
+  readonly status: 400 | 501;
+  readonly text: string;
+}
+
+/**
+ * The framing checks both daemons make on every request before an app looks at it: more than one
+ * Host (RFC 9112 §3.2), or a transfer coding other than chunked, which neither decodes, so the
+ * body's end cannot be found (RFC 9112 §6.1).
+ */
+export function framingProblem(head: {
+  readonly rawHeaders: readonly string[];
+  readonly headers: { readonly 'transfer-encoding'?: string };
+}): FramingProblem | undefined {
+  let hosts = 0;
+  const raw = head.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2)
+    if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') hosts++;
+  if (hosts > 1) return { kind: 'duplicate_host', status: 400, text: 'more than one Host header' };
+  const te = head.headers['transfer-encoding'];
+  if (te !== undefined && te.trim().toLowerCase() !== 'chunked')
+    return {
+      kind: 'transfer_encoding',
+      status: 501,
+      text: `Transfer-Encoding ${JSON.stringify(te)} is not supported (only chunked)`,
+    };
+  return undefined;
+}
+
 /** The bytes written back on the raw socket before it is closed. */
 export function clientErrorResponse(a: ClientErrorAnswer): string {
   return `HTTP/1.1 ${a.status} ${a.text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`;

@@ -57,7 +57,9 @@ export {
   answerClientErrors,
   clientErrorAnswer,
   clientErrorResponse,
+  framingProblem,
   type ClientErrorAnswer,
+  type FramingProblem,
   type ClientErrorHooks,
 } from './client-error.js';
 export { redactText } from './redact-text.js';

@@ -9,6 +9,7 @@ import {
   answerClientErrors,
   clientErrorAnswer,
   clientErrorResponse,
+  framingProblem,
   isCrossSiteRequest,
   type ClientErrorAnswer,
 } from '../src/index.js';
@@ -40,6 +41,34 @@ test('clientErrorAnswer: one status per parser refusal, the parser code as the r
   assert.equal(
     clientErrorResponse(clientErrorAnswer('HPE_HEADER_OVERFLOW', undefined)),
     'HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\nContent-Length: 0\r\n\r\n',
+  );
+});
+
+test('framingProblem: RFC 9112 §3.2 two Host headers, §6.1 a transfer coding other than chunked (table)', () => {
+  const rows: [string[], string | undefined, number | undefined, string | undefined][] = [
+    [['Host', 'a.test'], undefined, undefined, undefined],
+    [['Host', 'a.test', 'host', 'b.test'], undefined, 400, 'duplicate_host'],
+    [['HOST', 'a.test', 'Host', 'a.test'], undefined, 400, 'duplicate_host'],
+    [['Host', 'a.test', 'X-Host', 'b.test'], undefined, undefined, undefined],
+    [['Host', 'a.test'], 'chunked', undefined, undefined],
+    [['Host', 'a.test'], ' Chunked ', undefined, undefined],
+    [['Host', 'a.test'], 'gzip', 501, 'transfer_encoding'],
+    [['Host', 'a.test'], 'gzip, chunked', 501, 'transfer_encoding'],
+    // Both at once: the Host check comes first.
+    [['Host', 'a.test', 'Host', 'b.test'], 'gzip', 400, 'duplicate_host'],
+  ];
+  for (const [rawHeaders, te, status, kind] of rows) {
+    const p = framingProblem({
+      rawHeaders,
+      headers: te === undefined ? {} : { 'transfer-encoding': te },
+    });
+    const what = `${rawHeaders.join(' ')} / ${te}`;
+    assert.equal(p?.status, status, what);
+    assert.equal(p?.kind, kind, what);
+  }
+  assert.equal(
+    framingProblem({ rawHeaders: [], headers: { 'transfer-encoding': 'gzip' } })?.text,
+    'Transfer-Encoding "gzip" is not supported (only chunked)',
   );
 });
 

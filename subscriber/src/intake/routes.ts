@@ -7,6 +7,7 @@ import { Hono, type Context } from 'hono';
 import { WEBSUB } from '@rsnotify/shared';
 import {
   drainRefused,
+  framingProblem,
   readLimitedBody,
   readLimitedWebBody,
   UNREAD_BODY_DRAIN,
@@ -66,40 +67,22 @@ export function createIntakeApp(deps: IntakeDeps): Hono {
     return rec;
   };
 
-  // RFC 9112 §3.2: more than one Host is a 400; §6.1: a transfer coding other than chunked is a 501.
+  // RFC 9112 §3.2, §6.1: the framing checks both daemons make (service-kit).
   app.use('*', async (c: Context, next) => {
     const incoming = incomingOf(c);
-    if (incoming) {
-      let hosts = 0;
-      const raw = incoming.rawHeaders;
-      for (let i = 0; i < raw.length; i += 2)
-        if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') hosts++;
-      const te = incoming.headers['transfer-encoding'];
-      const status =
-        hosts > 1
-          ? 400
-          : te !== undefined && te.trim().toLowerCase() !== 'chunked'
-            ? 501
-            : undefined;
-      if (status !== undefined) {
-        leaveBodyUnread(c);
-        metrics.deliveriesRejected.inc({ status: String(status) });
-        logger.info(
-          {
-            event: 'request.rejected',
-            status,
-            reason: status === 400 ? 'duplicate_host' : 'transfer_encoding',
-          },
-          'request.rejected',
-        );
-        return c.text(
-          status === 400
-            ? 'more than one Host header'
-            : 'only chunked Transfer-Encoding is supported',
-          status,
-          status === 501 ? { connection: 'close' } : {},
-        );
-      }
+    const problem = incoming && framingProblem(incoming);
+    if (problem) {
+      leaveBodyUnread(c);
+      metrics.deliveriesRejected.inc({ status: String(problem.status) });
+      logger.info(
+        { event: 'request.rejected', status: problem.status, reason: problem.kind },
+        'request.rejected',
+      );
+      return c.text(
+        problem.text,
+        problem.status,
+        problem.status === 501 ? { connection: 'close' } : {},
+      );
     }
     await next();
   });
