@@ -1,12 +1,14 @@
 // Publish-to-file latency: the simulator makes one change and posts it to the real hub; the clock
-// stops when the mirror file holds the new bytes (inotify sees the rename). Two arms, one sample of
-// each per turn, in alternating order: the hub in a process of its own (its build, as deployed;
-// subscriber and Source in the bench process), and hub, subscriber and Source all in the bench
-// process, where the time of each stage on the way is seen too (lib/publish-stages.ts). Baselines,
-// in the same turn: one plain GET of the same resource plus a file write, then the same GET written
-// as the mirror must write a file (temporary file, fsync, rename). p50 per third of the samples
-// gives the spread.
-import { open, rename, writeFile } from 'node:fs/promises';
+// stops when the mirror file holds the new bytes (inotify sees the rename). Three arms, one sample
+// of each per turn, in rotating order: the hub in a process of its own (its build, as deployed;
+// subscriber and Source in the bench process); hub, subscriber and Source all in the bench process,
+// where the time of each stage on the way is seen too (lib/publish-stages.ts); and the chain of
+// floors, the checked floor hub and the floor subscriber in place of ours. Baselines, in the same
+// turn: one plain GET of the same resource plus a file write, then the same GET written as the
+// mirror must write a file (temporary file, fsync, rename). p50 per third of the samples gives the
+// spread.
+import { createHash } from 'node:crypto';
+import { mkdir, open, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
@@ -18,7 +20,8 @@ import type { BenchContext, BenchRow, BenchScenario } from '../types.js';
 import { describeRange, percentile, spread } from '../lib/measure.js';
 import { StageTracer } from '../lib/publish-stages.js';
 import { benchWorkspace as ws } from '../lib/workspace.js';
-import { runCli, startHubChild } from '../lib/hub-processes.js';
+import { runCli, startFloorHub, startHubChild } from '../lib/hub-processes.js';
+import { startFloorSubscriber } from '../lib/floor-subscriber.js';
 
 /**
  * One GET of `uri` into `path`: a plain write, or with `durable` as the mirror writes a file: a new
@@ -104,6 +107,39 @@ async function startArm(ctx: BenchContext, name: string, hubProcess: boolean): P
 }
 
 /**
+ * The chain floor: the same Source, the checked floor hub in a process of its own (lib/floor-hub.ts:
+ * the token and the body checked, the publish stored, then POSTed) and the floor subscriber in the
+ * bench process (lib/floor-subscriber.ts: the inbox row synced before the 202, each file fetched and
+ * written durably). The least the whole chain takes here with the promises of ours.
+ */
+async function startFloorArm(ctx: BenchContext, name: string): Promise<Arm> {
+  const w = ws(ctx, name);
+  await mkdir(w.dir, { recursive: true });
+  const sim = await startSourceSimulator({ seed: 2, initialResources: 50 });
+  const token = 'rsn_floor-chain-token';
+  const hub = await startFloorHub(
+    join(ctx.tmpDir, name),
+    createHash('sha256').update(token).digest('hex'),
+  );
+  const sub = await startFloorSubscriber(w.dir, w.mirrorDir);
+  await hub.subscribe(sim.topicUrl, [sub.callback]);
+  sim.setHub(hub.url, token);
+  const tracer = new StageTracer(hub.url);
+  return {
+    w,
+    sim,
+    tracer,
+    times: [],
+    async close() {
+      tracer.close();
+      await sub.close();
+      await sim.close();
+      await hub.stop();
+    },
+  };
+}
+
+/**
  * One change at the arm's Source, timed until its file is in place; the changed URI, or undefined
  * when the change made no file to wait for. `keep`: the sample counts (not a warm-up).
  */
@@ -145,16 +181,19 @@ const latency: BenchScenario = {
     const samples = Math.max(20, Math.round(200 * ctx.scale));
     const apart = await startArm(ctx, 'latency-hub-process', true);
     const together = await startArm(ctx, 'latency', false);
+    const floor = await startFloorArm(ctx, 'latency-floor');
     try {
       const rawTimes: number[] = [];
       const durableTimes: number[] = [];
       for (let i = 0; i < samples + 5; i++) {
         const keep = i >= 5; // the first few warm connections and caches
-        // The arms alternate which goes first, so neither always starts while the other's late work
-        // (its trailing commits) runs. No pause between samples: a 20 ms one made every arm, the
+        // The arms take turns to go first, so none always starts while another's late work (its
+        // trailing commits) runs. No pause between samples: a 20 ms one made every arm, the
         // raw GET included, ~0.6-1.2 ms slower (waking from idle), and earlier runs had none.
         let uri: string | undefined;
-        for (const arm of i % 2 === 0 ? [apart, together] : [together, apart]) {
+        const arms = [apart, together, floor];
+        for (let k = 0; k < arms.length; k++) {
+          const arm = arms[(i + k) % arms.length]!;
           const changed = await sample(arm, keep);
           if (arm === apart) uri = changed;
         }
@@ -174,6 +213,12 @@ const latency: BenchScenario = {
       ctx.log(
         `publish-to-file, per stage (all in one process, updates only):\n${together.tracer.table()}`,
       );
+      // With the hub in a process of its own, the stages inside it are not seen from here.
+      for (const [arm, what] of [
+        [apart, 'hub in a process of its own'],
+        [floor, 'the chain of floors'],
+      ] as const)
+        ctx.log(`publish-to-file, per stage (${what}, updates only):\n${arm.tracer.table()}`);
       const rows: BenchRow[] = [];
       for (const arm of [apart, together]) {
         const where =
@@ -208,6 +253,21 @@ const latency: BenchScenario = {
           },
         );
       }
+      const chain50 = percentile(floor.times, 50);
+      ctx.log(
+        `publish-to-file (chain floor): p50 ${chain50.toFixed(2)} ms, p99 ${percentile(floor.times, 99).toFixed(1)} ms`,
+      );
+      rows.push({
+        scenario: 'subscriber publish-to-file',
+        figure:
+          'floor: the chain of floors, p50 (Source -> checked floor hub, own process -> floor subscriber -> file)',
+        value: chain50,
+        unit: 'ms',
+        range: p50PerThird(floor.times),
+        baseline: rawBaseline,
+        ratio: chain50 / raw50,
+        note: `${floor.times.length} samples in the same turns; lib/floor-hub.ts with the token and body checks (RT-5, RT-7) stores each publish, answers and POSTs it; lib/floor-subscriber.ts commits the delivery to SQLite and syncs it before its 202, and meanwhile fetches the file and writes it durably (temporary file, fsync, rename): the least the chain takes with our promises, no signature, parse, ordering or state`,
+      });
       rows.push({
         scenario: 'subscriber publish-to-file',
         figure:
@@ -221,6 +281,7 @@ const latency: BenchScenario = {
       });
       return rows;
     } finally {
+      await floor.close();
       await together.close();
       await apart.close();
     }
