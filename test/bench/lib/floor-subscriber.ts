@@ -3,8 +3,8 @@
 // delivery's body is inserted into SQLite (WAL, synchronous=NORMAL) and committed; its WAL is then
 // fdatasync'd off the main thread and the 202 follows the sync (WS-11, the inbox's promise). Right
 // after the commit, as ours does, the body's <loc>s are read by a regular expression and each
-// created or updated resource is fetched and written as the mirror writes a file: a temporary file,
-// fsync, rename (deleted ones are unlinked). No signature, no parse, no ordering, no state, no
+// created or updated resource is fetched and written as the mirror writes a file: a temporary file
+// (opened while the GET is in flight, as ours is), fsync, rename (deleted ones are unlinked). No signature, no parse, no ordering, no state, no
 // metrics, no logs: what it takes is a floor for our subscriber's part of the chain.
 import { fdatasync, openSync, closeSync } from 'node:fs';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
@@ -48,15 +48,19 @@ export async function startFloorSubscriber(
 
   async function writeDurably(uri: string): Promise<void> {
     const path = uriToMirrorPath(mirrorDir, uri);
+    const parent = dirname(path);
+    const tmp = join(parent, `.floor-${temp++}.tmp`);
+    // The temporary file is opened while the GET is in flight, as our mirror does.
+    const opening = (async () => {
+      if (!dirs.has(parent)) {
+        await mkdir(parent, { recursive: true });
+        dirs.add(parent);
+      }
+      return open(tmp, 'wx');
+    })();
     const res = await request(uri);
     const body = Buffer.from(await res.body.arrayBuffer());
-    const parent = dirname(path);
-    if (!dirs.has(parent)) {
-      await mkdir(parent, { recursive: true });
-      dirs.add(parent);
-    }
-    const tmp = join(parent, `.floor-${temp++}.tmp`);
-    const handle = await open(tmp, 'wx');
+    const handle = await opening;
     try {
       await handle.write(body);
       await handle.sync();
