@@ -91,6 +91,17 @@ async function startArm(ctx: BenchContext, name: string, hubProcess: boolean): P
       (await sub.status())[0]?.syncedUntil,
     { what: `${name} subscribed`, timeoutMs: 30_000 },
   );
+  return armOf(w, sim, hubUrl, () => sub.close(), stopHub);
+}
+
+/** An arm of started parts: its stage tracer, and a close that stops them in reverse order. */
+function armOf(
+  w: Workspace,
+  sim: SourceSimulator,
+  hubUrl: string,
+  stopSubscriber: () => Promise<void>,
+  stopHub: () => Promise<void>,
+): Arm {
   const tracer = new StageTracer(hubUrl);
   return {
     w,
@@ -99,7 +110,7 @@ async function startArm(ctx: BenchContext, name: string, hubProcess: boolean): P
     times: [],
     async close() {
       tracer.close();
-      await sub.close();
+      await stopSubscriber();
       await sim.close();
       await stopHub();
     },
@@ -124,19 +135,13 @@ async function startFloorArm(ctx: BenchContext, name: string): Promise<Arm> {
   const sub = await startFloorSubscriber(w.dir, w.mirrorDir);
   await hub.subscribe(sim.topicUrl, [sub.callback]);
   sim.setHub(hub.url, token);
-  const tracer = new StageTracer(hub.url);
-  return {
+  return armOf(
     w,
     sim,
-    tracer,
-    times: [],
-    async close() {
-      tracer.close();
-      await sub.close();
-      await sim.close();
-      await hub.stop();
-    },
-  };
+    hub.url,
+    () => sub.close(),
+    () => hub.stop(),
+  );
 }
 
 /**
