@@ -105,6 +105,23 @@ export function noteRequestRefused(
   deps.logger.info({ event: 'request.rejected', status, reason, ...fields }, text);
 }
 
+/**
+ * An error no route expected, here or at the hub endpoint, logged once: the database away is a 503
+ * to retry (nothing was committed, so never a 200 without a commit), anything else a 500.
+ */
+export function noteRequestFailed(
+  logger: Logger,
+  err: unknown,
+  path: string,
+): { readonly refusal?: 'busy'; readonly text: string } {
+  if (isStoreUnavailable(err)) {
+    logger.warn({ event: 'request.store_unavailable', path }, 'database unavailable; answered 503');
+    return { refusal: 'busy', text: 'database unavailable; retry later' };
+  }
+  logger.error({ event: 'request.error', err: describeError(err), path }, 'request failed');
+  return { text: 'internal error' };
+}
+
 function incomingOf(c: Context): IncomingMessage | undefined {
   return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
 }
@@ -150,19 +167,10 @@ export function createApp(deps: AppDeps): Hono {
 
   app.notFound((c) => answerRefusal(c, 'not-found', 'not found'));
   app.onError((err, c) => {
-    if (isStoreUnavailable(err)) {
-      // The database is away: nothing was committed, so the client must retry (never 200 without a commit).
-      logger.warn(
-        { event: 'request.store_unavailable', path: c.req.path },
-        'database unavailable; answered 503',
-      );
-      return answerRefusal(c, 'busy', 'database unavailable; retry later');
-    }
-    logger.error(
-      { event: 'request.error', err: describeError(err), path: c.req.path },
-      'request failed',
-    );
-    return c.text('internal error\n', 500);
+    const failure = noteRequestFailed(logger, err, c.req.path);
+    return failure.refusal
+      ? answerRefusal(c, failure.refusal, failure.text)
+      : c.text(`${failure.text}\n`, 500);
   });
   return app;
 }

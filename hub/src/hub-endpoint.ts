@@ -5,7 +5,6 @@
 // other route (GET of the endpoint, /healthz, /metrics, /admin, the bridge's) is in app.ts; both
 // answer refusals through the one table there (REFUSAL_STATUS) and check framing the same way.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { describeError } from '@rsnotify/shared';
 import {
   ByteBudget,
   drainRefused,
@@ -16,9 +15,14 @@ import {
 import type { Logger, HubMetrics } from './observability/index.js';
 import { isFormContentType, isXmlContentType, type PublishingService } from './publishing/index.js';
 import { parseHubForm, type SubscriptionService } from './subscriptions/index.js';
-import { isStoreUnavailable } from './store/index.js';
 import type { Refusal } from './errors/index.js';
-import { framingRefusal, noteRequestRefused, REFUSAL_STATUS, refusalHeaders } from './app.js';
+import {
+  framingRefusal,
+  noteRequestFailed,
+  noteRequestRefused,
+  REFUSAL_STATUS,
+  refusalHeaders,
+} from './app.js';
 
 export interface HubEndpointDeps {
   readonly subscriptions: SubscriptionService;
@@ -211,19 +215,9 @@ export function createHubEndpoint(deps: HubEndpointDeps): HubEndpoint {
       res.destroy();
       return;
     }
-    if (isStoreUnavailable(err)) {
-      // The database is away: nothing was committed, so the client must retry (never 200 without a commit).
-      logger.warn(
-        { event: 'request.store_unavailable', path: pathOf(req) },
-        'database unavailable; answered 503',
-      );
-      return answerRefusal(req, res, 'busy', 'database unavailable; retry later');
-    }
-    logger.error(
-      { event: 'request.error', err: describeError(err), path: pathOf(req) },
-      'request failed',
-    );
-    answer(req, res, 500, 'internal error');
+    const failure = noteRequestFailed(logger, err, pathOf(req));
+    if (failure.refusal) answerRefusal(req, res, failure.refusal, failure.text);
+    else answer(req, res, 500, failure.text);
   };
 
   return (req, res) => {

@@ -108,10 +108,12 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
       nodeId,
     });
   }
+  // One sender for the deliveries and the console's test deliveries: the same agent and timeout.
+  const send = createSender(agent, { timeoutMs: config.requestTimeoutMs });
   scheduler = new DeliveryScheduler({
     openSecret,
     store,
-    send: createSender(agent, { timeoutMs: config.requestTimeoutMs }),
+    send,
     cache: new NotificationCache(64 * 1024 * 1024),
     logger,
     metrics,
@@ -168,6 +170,15 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
 
   let accepting = true;
   let url = '';
+  const topicCheck = {
+    agent,
+    logger,
+    metrics,
+    outbound,
+    now,
+    intervalMs: 600_000,
+    timeoutMs: config.requestTimeoutMs,
+  };
   const publishingDeps = {
     store,
     tenants,
@@ -186,27 +197,8 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
     topicChecker: !config.checkTopics
       ? undefined
       : pgStore
-        ? new ClusterTopicChecker(
-            {
-              agent,
-              logger,
-              metrics,
-              outbound,
-              now,
-              intervalMs: 600_000,
-              timeoutMs: config.requestTimeoutMs,
-            },
-            pgStore.cluster,
-          )
-        : new TopicChecker({
-            agent,
-            logger,
-            metrics,
-            outbound,
-            now,
-            intervalMs: 600_000,
-            timeoutMs: config.requestTimeoutMs,
-          }),
+        ? new ClusterTopicChecker(topicCheck, pgStore.cluster)
+        : new TopicChecker(topicCheck),
   };
   const publishing = new PublishingService(publishingDeps);
   const logBridgeError = (err: unknown) =>
@@ -264,7 +256,7 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
       admin: adminStore,
       tenants,
       now,
-      send: createSender(agent, { timeoutMs: config.requestTimeoutMs }),
+      send,
       onSubscriptionDeleted: (id) => deliveries.remove(id),
       openSecret,
       bridge,

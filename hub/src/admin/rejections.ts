@@ -18,6 +18,11 @@ export function rejectionKind(contentType: string | undefined): string {
 /** At most this many rejections a second are written: a flood of bad requests must not become a flood of writes. */
 export const REJECTIONS_RECORDED_PER_SECOND = 20;
 
+/** A 503 (busy, shutting down) says the hub's state, not what is wrong with the request. */
+function isRecordedRejection(status: number): boolean {
+  return status >= 400 && status !== REFUSAL_STATUS.busy;
+}
+
 /** Records one refused answer (status, the request's Content-Type, the answer's text). */
 export type RejectionRecorder = (
   status: number,
@@ -33,8 +38,7 @@ export function rejectionRecorder(
   let second = 0;
   let written = 0;
   return (status, contentType, text) => {
-    // A 503 (busy, shutting down) says the hub's state, not what is wrong with the request.
-    if (status < 400 || status === REFUSAL_STATUS.busy) return;
+    if (!isRecordedRejection(status)) return;
     const at = now();
     const s = Math.floor(at / 1000);
     if (s !== second) {
@@ -60,7 +64,8 @@ export function recordRejections(record: RejectionRecorder): MiddlewareHandler {
   return async (c, next) => {
     await next();
     const status = c.res.status;
-    if (status < 400 || status === REFUSAL_STATUS.busy) return;
+    // Checked before the answer is cloned: most answers are not rejections.
+    if (!isRecordedRejection(status)) return;
     const contentType = c.req.header('content-type');
     void c.res
       .clone()
