@@ -238,10 +238,12 @@ export class DeliveryScheduler {
       const slot = this.budget.tryAcquire(sub.target.origin, sub.attempts > 0);
       if (!slot) {
         sub.parked = true;
-        this.budget.park(sub.target.origin, sub.id, () => {
+        // One wake per subscription, made at its first park: not a closure per park.
+        sub.wakeFromPark ??= () => {
           sub.parked = false;
           this.consider(sub);
-        });
+        };
+        this.budget.park(sub.target.origin, sub.id, sub.wakeFromPark);
         continue;
       }
       void this.deliver(sub, slot);

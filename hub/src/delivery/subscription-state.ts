@@ -29,6 +29,8 @@ export interface SubState {
   queued: boolean;
   /** Waiting for room at its callback origin (origin-budget.ts), which wakes it. */
   parked: boolean;
+  /** What its origin's budget calls when it has room for it again (made at its first park). */
+  wakeFromPark: (() => void) | undefined;
   removed: boolean;
   timer: NodeJS.Timeout | undefined;
 }
@@ -68,6 +70,7 @@ export function subStateOf(s: Subscription, topic: TopicState): SubState {
     inFlight: false,
     queued: false,
     parked: false,
+    wakeFromPark: undefined,
     removed: false,
     timer: undefined,
   };
