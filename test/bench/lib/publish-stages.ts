@@ -1,6 +1,6 @@
 // Stage timestamps of one publish-to-file sample, taken from outside the code under test: Node's
 // own diagnostics channels (node:http server request start / response finish, undici request
-// create / headers / trailers) see every hop of the chain that runs in the bench process (Source
+// create / headers written / response headers / trailers) see every hop of the chain that runs in the bench process (Source
 // publish POST, hub, delivery POST, subscriber callback, the subscriber's GET), and an inotify watch
 // sees the mirror file renamed into place. Nothing is added to hub or subscriber for it; a channel
 // with no subscriber costs nothing, and these are subscribed only while the latency bench runs.
@@ -14,12 +14,15 @@ import { performance } from 'node:perf_hooks';
 /** The hops, in the order a change travels them. */
 export const STAGES = [
   'publish POST sent (Source)',
+  'publish POST written (Source)',
   'publish received (hub)',
   'publish answered 2xx (hub committed)',
   'delivery POST sent (hub)',
+  'delivery POST written (hub)',
   'delivery received (subscriber)',
   'delivery answered 202 (inbox committed)',
   'GET sent (subscriber)',
+  'GET written (subscriber)',
   'GET received (Source)',
   'GET response headers (subscriber)',
   'GET body ended (subscriber)',
@@ -53,6 +56,16 @@ export class StageTracer {
       else if (r.method === 'POST' && r.path?.includes('/callback/'))
         this.mark('delivery POST sent (hub)');
       else if (r.method === 'GET' && this.isResource(url)) this.mark('GET sent (subscriber)');
+    });
+    // Sent is when undici makes the request; written, when its headers reach the socket. Between
+    // them undici lets an idle keep-alive socket show it was closed (a turn of the event loop).
+    on('undici:client:sendHeaders', (m) => {
+      const r = (m as { request: UndiciRequest }).request;
+      const url = `${r.origin ?? ''}${r.path ?? ''}`;
+      if (r.method === 'POST' && url === this.hubUrl) this.mark('publish POST written (Source)');
+      else if (r.method === 'POST' && r.path?.includes('/callback/'))
+        this.mark('delivery POST written (hub)');
+      else if (r.method === 'GET' && this.isResource(url)) this.mark('GET written (subscriber)');
     });
     on('undici:request:headers', (m) => {
       const r = (m as { request: UndiciRequest }).request;
