@@ -33,8 +33,7 @@ test('delivery latencies recorded between scrapes are all in the next scrape, bu
     r.registerMetric(reference);
     return r.metrics();
   };
-  // 2,500 values: more than the pending buffer holds, so it is flushed while recording and again
-  // at the scrape; values on bucket bounds, between them and past the last one.
+  // 2,500 values in two scrapes: values on bucket bounds, between them and past the last one.
   const values = Array.from(
     { length: 2_500 },
     (_, i) => [0.001, 0.0037, 0.5, 301, i / 997][i % 5]!,
@@ -63,4 +62,16 @@ test('a scrape with no delivery since the last one shows the same latency counts
   const again = family(await metrics.registry.metrics(), LATENCY);
   assert.ok(first.includes(`${LATENCY}_count 1`));
   assert.deepEqual(again, first);
+});
+
+test("a registry reset empties the latency histogram, as it empties prom-client's own", async () => {
+  const metrics = hubMetrics();
+  metrics.observeDeliveryLatency(0.002);
+  metrics.observeDeliveryLatency(7);
+  assert.ok(family(await metrics.registry.metrics(), LATENCY).includes(`${LATENCY}_count 2`));
+  metrics.registry.resetMetrics();
+  const after = family(await metrics.registry.metrics(), LATENCY);
+  assert.ok(after.includes(`${LATENCY}_count 0`), after.join('\n'));
+  assert.ok(after.includes(`${LATENCY}_bucket{le="+Inf"} 0`), after.join('\n'));
+  assert.ok(after.includes(`${LATENCY}_sum 0`), after.join('\n'));
 });
