@@ -49,23 +49,25 @@ export class StageTracer {
       diagnosticsChannel.subscribe(name, fn);
       this.subs.push([name, fn]);
     };
-    on('undici:request:create', (m) => {
-      const r = (m as { request: UndiciRequest }).request;
-      const url = `${r.origin ?? ''}${r.path ?? ''}`;
-      if (r.method === 'POST' && url === this.hubUrl) this.mark('publish POST sent (Source)');
-      else if (r.method === 'POST' && r.path?.includes('/callback/'))
-        this.mark('delivery POST sent (hub)');
-      else if (r.method === 'GET' && this.isResource(url)) this.mark('GET sent (subscriber)');
-    });
+    const SENT = {
+      publish: 'publish POST sent (Source)',
+      delivery: 'delivery POST sent (hub)',
+      get: 'GET sent (subscriber)',
+    } as const;
     // Sent is when undici makes the request; written, when its headers reach the socket. Between
     // them undici lets an idle keep-alive socket show it was closed (a turn of the event loop).
+    const WRITTEN = {
+      publish: 'publish POST written (Source)',
+      delivery: 'delivery POST written (hub)',
+      get: 'GET written (subscriber)',
+    } as const;
+    on('undici:request:create', (m) => {
+      const kind = this.requestKind(m);
+      if (kind) this.mark(SENT[kind]);
+    });
     on('undici:client:sendHeaders', (m) => {
-      const r = (m as { request: UndiciRequest }).request;
-      const url = `${r.origin ?? ''}${r.path ?? ''}`;
-      if (r.method === 'POST' && url === this.hubUrl) this.mark('publish POST written (Source)');
-      else if (r.method === 'POST' && r.path?.includes('/callback/'))
-        this.mark('delivery POST written (hub)');
-      else if (r.method === 'GET' && this.isResource(url)) this.mark('GET written (subscriber)');
+      const kind = this.requestKind(m);
+      if (kind) this.mark(WRITTEN[kind]);
     });
     on('undici:request:headers', (m) => {
       const r = (m as { request: UndiciRequest }).request;
@@ -99,6 +101,16 @@ export class StageTracer {
         : 'delivery answered 202 (inbox committed)';
     if (req.method === 'GET' && at === 'start' && this.resource && path === this.resource.pathname)
       return 'GET received (Source)';
+    return undefined;
+  }
+
+  /** Which request of the chain an undici channel message is about, if any. */
+  private requestKind(m: unknown): 'publish' | 'delivery' | 'get' | undefined {
+    const r = (m as { request: UndiciRequest }).request;
+    const url = `${r.origin ?? ''}${r.path ?? ''}`;
+    if (r.method === 'POST' && url === this.hubUrl) return 'publish';
+    if (r.method === 'POST' && r.path?.includes('/callback/')) return 'delivery';
+    if (r.method === 'GET' && this.isResource(url)) return 'get';
     return undefined;
   }
 
