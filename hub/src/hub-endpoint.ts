@@ -16,6 +16,7 @@ import type { Logger, HubMetrics } from './observability/index.js';
 import { isFormContentType, isXmlContentType, type PublishingService } from './publishing/index.js';
 import { parseHubForm, type SubscriptionService } from './subscriptions/index.js';
 import type { Refusal } from './errors/index.js';
+import type { RejectionRecorder } from './admin/index.js';
 import {
   framingRefusal,
   noteRequestFailed,
@@ -36,7 +37,7 @@ export interface HubEndpointDeps {
   /** False while shutting down: new requests get 503. */
   readonly accepting: () => boolean;
   /** Told of every answer of 400 or more, after it is written (the console's recent rejections). */
-  readonly onRejected?: (status: number, contentType: string | undefined, text: string) => void;
+  readonly onRejected?: RejectionRecorder;
 }
 
 /** Handles one POST to the hub path; the listener routes it here (listener/serve.ts). */

@@ -24,6 +24,7 @@ export { AdminService, AdminError, type SourceView, type SubscriptionView } from
 export type * from './store.js';
 export { createAdminToken } from './auth.js';
 import { recordRejections, rejectionRecorder } from './rejections.js';
+export type { RejectionRecorder } from './rejections.js';
 import type { Logger } from '../observability/index.js';
 export { deliveryHealth, type DeliveryHealth } from './health.js';
 
