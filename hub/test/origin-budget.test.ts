@@ -31,9 +31,12 @@ test('origin budget: at most perOrigin active per origin; another origin has its
   const a1 = b.tryAcquire('http://a.test', false);
   const a2 = b.tryAcquire('http://a.test', false);
   assert.ok(a1 && a2);
+  assert.equal(b.isFull('http://a.test'), true, 'isFull says what tryAcquire will answer');
   assert.equal(b.tryAcquire('http://a.test', false), undefined, 'third to origin a refused');
+  assert.equal(b.isFull('http://b.test'), false, 'an origin never seen has room');
   assert.ok(b.tryAcquire('http://b.test', false), 'origin b unaffected');
   b.release(a1, DELIVERED);
+  assert.equal(b.isFull('http://a.test'), false);
   assert.ok(b.tryAcquire('http://a.test', false), 'released slot gives room back');
   assert.equal(b.activeCount(), 3);
 });

@@ -53,6 +53,15 @@ export function isOriginFailure(outcome: DeliveryOutcome): boolean {
   return outcome.kind === 'failed' && outcome.status === undefined;
 }
 
+/** What `allow` answers: shared constants, as it is asked once per delivery. */
+export interface BreakerGate {
+  readonly ok: boolean;
+  readonly probe: boolean;
+}
+const ALLOWED: BreakerGate = { ok: true, probe: false };
+const PROBE: BreakerGate = { ok: true, probe: true };
+const REFUSED: BreakerGate = { ok: false, probe: false };
+
 export class OriginBreakers {
   private readonly origins = new Map<string, OriginBreakerState>();
 
@@ -78,16 +87,16 @@ export class OriginBreakers {
    * shared origin is not held up by its hanging neighbours; once the cool-down is over one suspect
    * delivery (the probe) may go at a time. The caller reports each outcome with the `probe` flag.
    */
-  allow(origin: string, suspect: boolean): { ok: boolean; probe: boolean } {
+  allow(origin: string, suspect: boolean): BreakerGate {
     const s = this.origins.get(origin);
-    if (!s || s.state === 'closed' || !suspect) return { ok: true, probe: false };
+    if (!s || s.state === 'closed' || !suspect) return ALLOWED;
     if (s.state === 'open') {
-      if (this.now() < s.openUntil) return { ok: false, probe: false };
+      if (this.now() < s.openUntil) return REFUSED;
       this.move(origin, s, 'half-open');
     }
-    if (s.probeInFlight) return { ok: false, probe: false };
+    if (s.probeInFlight) return REFUSED;
     s.probeInFlight = true;
-    return { ok: true, probe: true };
+    return PROBE;
   }
 
   /** Any answer from the origin closes its breaker; a failed probe opens it again, for longer. */

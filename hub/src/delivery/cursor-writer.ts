@@ -3,53 +3,63 @@
 // the last written cursor (at-least-once, promise 1): at most the last ~100 ms of deliveries are sent
 // again. The window is what makes the writes cheap under load: at 1,000 subscriptions each cursor
 // moves about every 40 ms, so a 5 ms window wrote one row per delivery (~3 µs of the hub's ~34 µs);
-// per 100 ms each row covers several deliveries. While the database is away the
-// batch is kept and retried with a growing pause (up to 1 s), never dropped.
+// per 100 ms each row covers several deliveries. A mark only flags the scheduler's own state object
+// (its cursor is read at the flush), so a delivery makes no object and no Map entry here. While the
+// database is away the batch is kept and retried with a growing pause (up to 1 s), never dropped.
 import type { Logger } from '../observability/index.js';
 import type { CursorUpdate, HubRepository } from '../store/index.js';
 
 /** How long cursor moves are gathered before one transaction writes them (see the top). */
 export const CURSOR_FLUSH_DELAY_MS = 100;
 
-export interface CursorWriterDeps {
+/** A subscription's in-memory state as the writer sees it: flagged while its cursor is unsaved. */
+export interface CursorSource {
+  readonly id: number;
+  /** Set by `mark`, cleared when the flush takes the cursor or the subscription is forgotten. */
+  cursorDirty: boolean;
+}
+
+export interface CursorWriterDeps<S extends CursorSource> {
   readonly store: Pick<HubRepository, 'saveCursors'>;
   readonly logger: Logger;
   readonly now: () => number;
+  /** The cursor of a source as it stands now (read at the flush). */
+  readonly cursorOf: (source: S) => CursorUpdate;
   /** How long cursor moves are gathered before one transaction writes them. */
   readonly flushDelayMs?: number;
 }
 
-export class CursorWriter {
-  private readonly dirty = new Map<number, CursorUpdate>();
-  private givenUp: CursorUpdate[] = [];
+export class CursorWriter<S extends CursorSource> {
+  /** Sources marked since the last flush; one forgotten (flag cleared) is skipped. */
+  private dirty: S[] = [];
+  /** Updates written as they are, before the dirty cursors: given-up records, handed-back cursors. */
+  private fixed: CursorUpdate[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private flushFailures = 0;
   private closed = false;
 
-  constructor(private readonly deps: CursorWriterDeps) {}
+  constructor(private readonly deps: CursorWriterDeps<S>) {}
 
-  /** The latest cursor of a subscription; replaces any earlier unsaved one. */
-  mark(update: CursorUpdate): void {
-    this.dirty.set(update.subscriptionId, update);
+  /** The source's cursor moved; it is read when the batch is written. */
+  mark(source: S): void {
+    if (!source.cursorDirty) {
+      source.cursorDirty = true;
+      this.dirty.push(source);
+    }
     this.schedule();
   }
 
-  /** A given-up notification: its record and cursor move are written with the next batch. */
-  markGivenUp(update: CursorUpdate): void {
-    this.givenUp.push(update);
-    this.dirty.delete(update.subscriptionId);
+  /** An update written as it is with the next batch (a given-up record, a handed-back cursor). */
+  markFixed(update: CursorUpdate, source?: S): void {
+    this.fixed.push(update);
+    if (source) source.cursorDirty = false;
     this.schedule();
-  }
-
-  /** The unsaved cursor of a subscription, if any. */
-  pending(subscriptionId: number): CursorUpdate | undefined {
-    return this.dirty.get(subscriptionId);
   }
 
   /** Drops the unsaved cursor of a subscription this process no longer drives. */
-  forget(subscriptionId: number): void {
-    this.dirty.delete(subscriptionId);
+  forget(source: S): void {
+    source.cursorDirty = false;
   }
 
   /** No more timers; `flush()` still writes what is gathered. */
@@ -70,10 +80,15 @@ export class CursorWriter {
   /** Writes the gathered cursor moves in one transaction. */
   flush(): Promise<void> {
     this.flushing = this.flushing.then(async () => {
-      if (this.dirty.size === 0 && this.givenUp.length === 0) return;
-      const batch = [...this.givenUp, ...this.dirty.values()];
-      this.givenUp = [];
-      this.dirty.clear();
+      const batch = this.fixed;
+      this.fixed = [];
+      for (const source of this.dirty) {
+        if (!source.cursorDirty) continue;
+        source.cursorDirty = false;
+        batch.push(this.deps.cursorOf(source));
+      }
+      this.dirty = [];
+      if (batch.length === 0) return;
       try {
         await this.deps.store.saveCursors(batch, this.deps.now());
         this.flushFailures = 0;
@@ -82,10 +97,9 @@ export class CursorWriter {
           { event: 'store.cursor_save_failed', err, count: batch.length },
           'could not save delivery cursors; will retry',
         );
-        for (const u of batch) {
-          if (u.givenUp) this.givenUp.push(u);
-          else if (!this.dirty.has(u.subscriptionId)) this.dirty.set(u.subscriptionId, u);
-        }
+        // Kept for the next try, ahead of anything newer: a cursor marked again since is written
+        // after it in the same transaction, so the newest state is the one that stays.
+        this.fixed = batch.concat(this.fixed);
         // Back off while the database is away (up to 1 s) instead of retrying every few ms.
         this.flushFailures++;
         if (!this.flushTimer && !this.closed) {

@@ -116,14 +116,23 @@ export class OriginBudget {
     return this.active;
   }
 
+  /** Has `origin` as many deliveries as it may have, so that `tryAcquire` would refuse now? */
+  isFull(origin: string): boolean {
+    const o = this.origins.get(origin);
+    return o !== undefined && this.atCapacity(o);
+  }
+
+  private atCapacity(o: OriginState): boolean {
+    return o.active >= this.options.perOrigin || o.active + o.stalled >= this.options.maxPerOrigin;
+  }
+
   /**
    * A slot for a delivery to `origin`, or undefined when the origin has no room (or its breaker is
    * open): then `park` the delivery. `suspect`: the subscription's last delivery failed.
    */
   tryAcquire(origin: string, suspect: boolean): OriginSlot | undefined {
     const o = this.state(origin);
-    if (o.active >= this.options.perOrigin || o.active + o.stalled >= this.options.maxPerOrigin)
-      return undefined;
+    if (this.atCapacity(o)) return undefined;
     const gate = this.breakers.allow(origin, suspect);
     if (!gate.ok) return undefined;
     o.active++;

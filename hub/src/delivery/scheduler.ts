@@ -58,11 +58,11 @@ export class DeliveryScheduler {
   private readonly releasing = new Set<number>();
 
   private readonly budget: OriginBudget;
-  private readonly cursors: CursorWriter;
+  private readonly cursors: CursorWriter<SubState>;
 
   constructor(private readonly deps: SchedulerDeps) {
     this.budget = createDeliveryBudget(deps.originBudget, deps, () => this.pump());
-    this.cursors = new CursorWriter(deps);
+    this.cursors = new CursorWriter({ ...deps, cursorOf });
   }
 
   /** Loads every topic and subscription: pending deliveries resume where the stored cursors are. */
@@ -123,10 +123,10 @@ export class DeliveryScheduler {
     if (!sub) return;
     this.releasing.add(id);
     while (sub.inFlight) await new Promise((r) => setTimeout(r, 5));
-    const cursor = this.cursors.pending(id);
+    const cursor = sub.cursorDirty ? cursorOf(sub) : undefined;
     this.remove(id);
     this.releasing.delete(id);
-    if (cursor) this.cursors.mark(cursor);
+    if (cursor) this.cursors.markFixed(cursor);
     await this.flush();
   }
 
@@ -150,7 +150,7 @@ export class DeliveryScheduler {
     sub.timer = undefined;
     this.subs.delete(id);
     sub.topic.subs.delete(id);
-    this.cursors.forget(id);
+    this.cursors.forget(sub);
   }
 
   /** Notifications accepted but not yet done, summed over subscriptions. */
@@ -197,12 +197,13 @@ export class DeliveryScheduler {
     return sub;
   }
 
-  private consider(sub: SubState): void {
+  /** `clock`: the time the caller already read, if it did (a delivery's completion). */
+  private consider(sub: SubState, clock?: number): void {
     // A parked subscription is considered again when its origin has room (its wake), not at every
     // publish: at 1,000 subscriptions that was a pass through the queue per subscription per publish.
     if (this.closed || isTaken(sub) || this.releasing.has(sub.id)) return;
     if (sub.deliveredSeq >= sub.topic.lastSeq) return;
-    const now = this.deps.now();
+    const now = clock ?? this.deps.now();
     if (hasLeaseLapsed(sub.leaseExpiresAt, now)) {
       // WH-13: an expired subscription gets nothing; the expiry sweep deletes its row.
       deliveryLog.expired(this.deps.logger, sub);
@@ -219,8 +220,24 @@ export class DeliveryScheduler {
       }
       return;
     }
+    // Its origin is full: parked at once, where the queue would only have led it to the same park.
+    if (this.budget.isFull(sub.target.origin)) {
+      this.park(sub);
+      return;
+    }
     sub.queued = true;
     this.ready.push(sub);
+  }
+
+  /** Waits for room at its origin (origin-budget.ts), which wakes it into `consider` again. */
+  private park(sub: SubState): void {
+    sub.parked = true;
+    // One wake per subscription, made at its first park: not a closure per park.
+    sub.wakeFromPark ??= () => {
+      sub.parked = false;
+      this.consider(sub);
+    };
+    this.budget.park(sub.target.origin, sub.id, sub.wakeFromPark);
   }
 
   private pump(): void {
@@ -237,13 +254,7 @@ export class DeliveryScheduler {
       // Per-origin budget and breaker: no room at this origin parks the subscription until there is.
       const slot = this.budget.tryAcquire(sub.target.origin, sub.attempts > 0);
       if (!slot) {
-        sub.parked = true;
-        // One wake per subscription, made at its first park: not a closure per park.
-        sub.wakeFromPark ??= () => {
-          sub.parked = false;
-          this.consider(sub);
-        };
-        this.budget.park(sub.target.origin, sub.id, sub.wakeFromPark);
+        this.park(sub);
         continue;
       }
       void this.deliver(sub, slot);
@@ -278,13 +289,14 @@ export class DeliveryScheduler {
     }
     this.inFlight--;
     sub.inFlight = false;
-    if (!sub.removed) this.complete(sub, seq, notification, outcome);
+    const now = this.deps.now();
+    if (!sub.removed) this.complete(sub, seq, notification, outcome, now);
     // After complete: the slot's release may start queued deliveries, this subscription's next included.
     this.budget.release(slot, outcome);
     if (this.inFlight === 0 && this.idleWaiters.length > 0) {
       for (const w of this.idleWaiters.splice(0)) w();
     }
-    this.consider(sub);
+    this.consider(sub, now);
     this.pump();
   }
 
@@ -293,8 +305,8 @@ export class DeliveryScheduler {
     seq: number,
     n: StoredNotification | undefined,
     outcome: DeliveryOutcome,
+    now: number,
   ): void {
-    const now = this.deps.now();
     const log = this.deps.logger;
     if (!n && outcome.kind === 'failed' && outcome.code === 'RSN_NOTIFICATION_MISSING') {
       deliveryLog.missing(log, sub, seq);
@@ -363,14 +375,14 @@ export class DeliveryScheduler {
     sub.attempts = 0;
     sub.firstFailedAt = undefined;
     sub.nextAttemptAt = 0;
-    this.cursors.markGivenUp({
-      ...cursorOf(sub),
-      givenUp: { seq, reason, topicId: sub.topic.id, callback: sub.callback },
-    });
+    this.cursors.markFixed(
+      { ...cursorOf(sub), givenUp: { seq, reason, topicId: sub.topic.id, callback: sub.callback } },
+      sub,
+    );
   }
 
   private markDirty(sub: SubState): void {
-    this.cursors.mark(cursorOf(sub));
+    this.cursors.mark(sub);
   }
 
   /** Writes the gathered cursor moves in one transaction. */

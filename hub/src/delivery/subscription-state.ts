@@ -33,6 +33,8 @@ export interface SubState {
   wakeFromPark: (() => void) | undefined;
   removed: boolean;
   timer: NodeJS.Timeout | undefined;
+  /** Its cursor moved since the last batch was written (cursor-writer.ts). */
+  cursorDirty: boolean;
 }
 
 /** The topic's state, created on first sight; its last seq only ever moves forward. */
@@ -73,6 +75,7 @@ export function subStateOf(s: Subscription, topic: TopicState): SubState {
     wakeFromPark: undefined,
     removed: false,
     timer: undefined,
+    cursorDirty: false,
   };
 }
 
