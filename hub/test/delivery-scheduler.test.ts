@@ -153,6 +153,7 @@ function rig(options: {
   retry?: RetryPolicy;
   breaker?: { failureThreshold: number; openMs: number; maxOpenMs: number };
   answer?: (callback: string, seq: number) => DeliveryOutcome;
+  flushDelayMs?: number;
 }) {
   const store = new MemoryDeliveryStore();
   const sender = new FakeSender(options.answer ?? (() => ok));
@@ -182,7 +183,7 @@ function rig(options: {
     maxInFlight: 16,
     now: () => now,
     random,
-    flushDelayMs: 1,
+    flushDelayMs: options.flushDelayMs ?? 1,
     ...(options.breaker ? { originBudget: { breaker: options.breaker } } : {}),
   });
   return {
@@ -222,6 +223,24 @@ test('M-3: each subscription gets its topic in publish order, one delivery in fl
   await r.scheduler.flush();
   assert.equal(r.store.cursor(1)?.deliveredSeq, 20, 'the cursor is written');
   assert.equal(r.store.cursor(2)?.deliveredSeq, 20);
+});
+
+test('a subscription handed to another process (release) has its unsaved cursor written and is driven here no more', async (t) => {
+  const r = rig({ flushDelayMs: 60_000 });
+  t.after(() => r.scheduler.close(0));
+  r.store.addTopic(1);
+  r.store.addSubscription(1, 1, 'http://a.test/cb');
+  r.store.addSubscription(2, 1, 'http://b.test/cb');
+  await r.scheduler.start();
+  for (let i = 0; i < 3; i++) r.publish(1);
+  await until(() => r.scheduler.queueDepth() === 0, 'every delivery answered');
+  assert.equal(r.store.batches.length, 0, 'no batch yet: the window is a minute');
+  await r.scheduler.release(1);
+  assert.equal(r.store.cursor(1)?.deliveredSeq, 3, 'its cursor is written at the hand-back');
+  assert.deepEqual(r.scheduler.drivenIds(), [2]);
+  r.publish(1);
+  await until(() => r.sender.seqsTo('http://b.test/cb').length === 4, 'b.test got the 4th');
+  assert.deepEqual(r.sender.seqsTo('http://a.test/cb'), [1, 2, 3], 'nothing more to a.test here');
 });
 
 test('the body cache keeps a notification until every subscription here has passed it', async (t) => {
