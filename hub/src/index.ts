@@ -9,7 +9,13 @@ export {
   verificationUrl,
   type LeaseBounds,
 } from './subscriptions/index.js';
-export { nextStep, backoffDelay, type NextStep, type RetryPolicy } from './delivery/index.js';
+export {
+  nextStep,
+  backoffDelay,
+  CURSOR_FLUSH_DELAY_MS,
+  type NextStep,
+  type RetryPolicy,
+} from './delivery/index.js';
 export { classifyStatus, classifyError, type DeliveryOutcome } from './outbound/index.js';
 export {
   BridgeService,

@@ -3,6 +3,7 @@
 // next to a bare node:http server. Each returns what metered() saw of the measured process.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, request } from 'undici';
+import { CURSOR_FLUSH_DELAY_MS } from '@rsnotify/hub';
 import { metered, noteWindow, pool, probeArgs, spread } from './measure.js';
 import {
   CONNECTIONS_PER_ORIGIN,
@@ -157,6 +158,13 @@ export function publisher(hubUrl: string, token: string, topic: string, concurre
 /** Publishes in flight during a hub burst. */
 export const BURST_PUBLISHES_IN_FLIGHT = 8;
 
+/**
+ * How long a burst's CPU is still metered after its last receipt: past the hub's cursor batch
+ * window, so the batch of the burst's last deliveries counts for the burst (and not in the next
+ * arm's round). The rate is unchanged: first publish to last receipt.
+ */
+export const BURST_SETTLE_MS = CURSOR_FLUSH_DELAY_MS + 50;
+
 /** Hub burst: `notifications` publishes (8 in flight) fanned out to `n` subscribers; until the last receipt. */
 export async function hubBurst(
   hub: HubChild,
@@ -171,15 +179,19 @@ export async function hubBurst(
   const total = notifications * n;
   try {
     await receivers.reset();
-    const m = await metered(hub.child.pid!, async () => {
-      const started = now();
-      const done = receivers.reached(total);
-      await pool(notifications, BURST_PUBLISHES_IN_FLIGHT, (i) => pub.post(bodies[i]!));
-      const published = now();
-      const end = await done;
-      noteWindow({ arm: hub.name, n, start: started, end, published });
-      return total / ((end - started) / 1000);
-    });
+    const m = await metered(
+      hub.child.pid!,
+      async () => {
+        const started = now();
+        const done = receivers.reached(total);
+        await pool(notifications, BURST_PUBLISHES_IN_FLIGHT, (i) => pub.post(bodies[i]!));
+        const published = now();
+        const end = await done;
+        noteWindow({ arm: hub.name, n, start: started, end, published });
+        return total / ((end - started) / 1000);
+      },
+      { settleMs: BURST_SETTLE_MS },
+    );
     return {
       perSecond: m.value,
       cpuUsPerOp: (m.cpuMs * 1000) / total,

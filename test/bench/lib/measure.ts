@@ -68,11 +68,14 @@ export interface ProcessCost {
 export async function metered<T>(
   pid: number,
   fn: () => Promise<T>,
+  options: { readonly settleMs?: number } = {},
 ): Promise<{ value: T } & ProcessCost> {
   resetPeakRss(pid);
   const before = cpuMs(pid);
   const writtenBefore = writtenBytes(pid);
   const value = await fn();
+  // Work the process defers past fn (a hub's cursor batch) is its cost too, not the next arm's.
+  if (options.settleMs) await new Promise((r) => setTimeout(r, options.settleMs));
   return {
     value,
     cpuMs: cpuMs(pid) - before,

@@ -45,6 +45,7 @@ import {
 } from '../lib/hub-processes.js';
 import {
   BURST_PUBLISHES_IN_FLIGHT,
+  BURST_SETTLE_MS,
   hubBurst,
   pacedLatency,
   publishRate,
@@ -236,7 +237,7 @@ const scenario: BenchScenario = {
           ratio: hs.rate.median / rs.rate.median,
           target: FAN_OUT_TARGET[n],
           note:
-            `${perCallback * n} deliveries a round; publish -> durable store -> scheduler -> POST, first publish to last receipt; ` +
+            `${perCallback * n} deliveries a round; publish -> durable store -> scheduler -> POST, first publish to last receipt (CPU and writes metered until ${BURST_SETTLE_MS} ms after it, past the cursor batch); ` +
             `per-round ratios ${describeSpread(ratios)}; raw: ${CONNECTIONS_PER_ORIGIN} connections per origin like the hub's pool, ` +
             `one POST in flight per callback, best of concurrency ${rawSettings(n).join('/')} (won: ${r.raw.map((m) => m.concurrency).join(',')}); ` +
             `the hub wrote ${hs.writtenKiB.toFixed(2)} KiB per delivery to storage (/proc/<pid>/io)`,
