@@ -255,3 +255,39 @@ test('a new subscription starts at the end of the topic: it gets what is accepte
   await new Promise((res) => setTimeout(res, 100));
   assert.deepEqual(tagsOf(r.deliveries), ['after']);
 });
+
+test('promise 1: while the hub runs, its cursor batches record in SQLite how far each subscription got and its retry state', async (t) => {
+  const { hub, dbFile } = await hubFor(t, {
+    retry: { initialDelayMs: 60_000, maxDelayMs: 60_000 },
+  });
+  const r = await receiverFor(t);
+  const { token } = await hub.addSource('src', ['http://source.test/']);
+  await subscribe(hub, r, TOPIC, '/up');
+  await subscribe(hub, r, TOPIC, '/down');
+  r.deliver = (d) => (d.path === '/down' ? 500 : 200);
+  for (const tag of ['c1', 'c2', 'c3', 'c4', 'c5']) {
+    assert.equal(
+      (
+        await publish(hub.url, notificationXml(tag), {
+          link: linkHeader(TOPIC, hub.url),
+          authorization: `Bearer ${token}`,
+        })
+      ).status,
+      200,
+    );
+  }
+  await waitFor(() => r.deliveriesTo('/up').length === 5, 'all five delivered to /up');
+  // Read from another connection while the hub runs: only the batch timer can have written these.
+  const db = new Database(dbFile, { readonly: true });
+  t.after(() => db.close());
+  const row = (path: string) =>
+    db
+      .prepare(
+        'SELECT delivered_seq AS seq, attempts, last_status AS status FROM subscriptions WHERE callback = ?',
+      )
+      .get(r.url(path)) as { seq: number; attempts: number; status: number | null } | undefined;
+  await waitFor(() => row('/up')?.seq === 5, 'the cursor of /up written');
+  assert.deepEqual(row('/up'), { seq: 5, attempts: 0, status: 200 });
+  await waitFor(() => (row('/down')?.attempts ?? 0) >= 1, 'the failed attempt of /down written');
+  assert.deepEqual(row('/down'), { seq: 0, attempts: 1, status: 500 });
+});
