@@ -70,7 +70,7 @@ async function run(ctx: BenchContext): Promise<BenchRow[]> {
       unit: 'µs CPU/delivery',
       cpuUsPerOp: median(xs),
       baseline: {
-        label: arm.kind === 'scheduler' ? 'bare FIFO driving the same sender' : arm.label,
+        label: 'bare FIFO driving the same sender',
         value: median(bare),
         unit: 'µs CPU/delivery',
         range: describeRange(spread(bare)),
