@@ -89,14 +89,34 @@ export function floorFanOutRow(n: number, floor: Measured[], raw: Measured[]): B
  * the most a hub that refuses malformed publishes (RT-5, RT-7) could read here; at 1 subscriber
  * every delivery carries a publish's check.
  */
-export function checkedFloorFanOutRow(n: number, checked: Measured[], raw: Measured[]): BenchRow {
+export function checkedFloorFanOutRow(
+  n: number,
+  checked: Measured[],
+  raw: Measured[],
+  hub: Measured[],
+): BenchRow {
   return fanOutFloorRow(
     n,
     checked,
     raw,
     `checked floor: deliveries/s to ${plural(n)} (burst) by the floor that also checks each publish (RT-5, RT-7)`,
-    "each publish's token (sha256, constant time) and body (one saxes pass in plain mode: well-formed, <urlset>, rs:md capability change-notification) checked before it is stored; no namespaces, limits or entry checks, no cursors, retries, metrics or logs",
+    "each publish's token (sha256, constant time) and body (one saxes pass in plain mode: well-formed, <urlset>, rs:md capability change-notification) checked before it is stored; no namespaces, limits or entry checks, no cursors, retries, metrics or logs; " +
+      pairedWithHub(hub, checked, 'delivery'),
   );
+}
+
+/**
+ * The hub against a floor, round by round (the two ran next to each other in each round): how far
+ * the hub is from what the floor reaches, free of the drift between rounds that both medians carry.
+ */
+function pairedWithHub(
+  hub: readonly Measured[],
+  floor: readonly Measured[],
+  op: string,
+): string {
+  const rate = spread(hub.map((m, i) => m.perSecond / floor[i]!.perSecond));
+  const cpu = spread(hub.map((m, i) => m.cpuUsPerOp / floor[i]!.cpuUsPerOp));
+  return `the hub / this floor, per round: rate ${describeSpread(rate)}, CPU per ${op} ${describeSpread(cpu)}`;
 }
 
 function fanOutFloorRow(
@@ -135,12 +155,17 @@ export function floorPublishRow(floor: PublishRate[], bare: PublishRate[]): Benc
   );
 }
 
-export function checkedFloorPublishRow(checked: PublishRate[], bare: PublishRate[]): BenchRow {
+export function checkedFloorPublishRow(
+  checked: PublishRate[],
+  bare: PublishRate[],
+  hub: PublishRate[],
+): BenchRow {
   return publishFloorRow(
     checked,
     bare,
     'checked floor: publishes/s the floor accepts when it also checks the token (RT-5) and parses the body (RT-7) first',
-    "the token's sha256 compared in constant time, the body parsed once by saxes in plain mode (well-formed, <urlset>, rs:md capability change-notification); no namespaces, limits or entry checks, no metrics",
+    "the token's sha256 compared in constant time, the body parsed once by saxes in plain mode (well-formed, <urlset>, rs:md capability change-notification); no namespaces, limits or entry checks, no metrics; " +
+      pairedWithHub(hub, checked, 'publish'),
   );
 }
 

@@ -257,7 +257,7 @@ const scenario: BenchScenario = {
           unit: 'ms',
         });
         rows.push(floorFanOutRow(n, r.floor, r.raw));
-        rows.push(checkedFloorFanOutRow(n, r.checked, r.raw));
+        rows.push(checkedFloorFanOutRow(n, r.checked, r.raw, r.hub));
       }
 
       if (process.env.BENCH_HUB_SKIP_PUBLISH) return rows;
@@ -308,7 +308,7 @@ const scenario: BenchScenario = {
           `token checked, WAL synchronous=NORMAL; the hub wrote ${ph.writtenKiB.toFixed(1)} KiB per publish to storage (/proc/<pid>/io)`,
       });
       rows.push(floorPublishRow(p.floor, p.bare));
-      rows.push(checkedFloorPublishRow(p.checked, p.bare));
+      rows.push(checkedFloorPublishRow(p.checked, p.bare, p.hub));
       if (oneSubscriber) rows.push(oneSubscriberBound(p.hub, oneSubscriber));
       return rows;
     } finally {
