@@ -109,11 +109,7 @@ export function checkedFloorFanOutRow(
  * The hub against a floor, round by round (the two ran next to each other in each round): how far
  * the hub is from what the floor reaches, free of the drift between rounds that both medians carry.
  */
-function pairedWithHub(
-  hub: readonly Measured[],
-  floor: readonly Measured[],
-  op: string,
-): string {
+function pairedWithHub(hub: readonly Measured[], floor: readonly Measured[], op: string): string {
   const rate = spread(hub.map((m, i) => m.perSecond / floor[i]!.perSecond));
   const cpu = spread(hub.map((m, i) => m.cpuUsPerOp / floor[i]!.cpuUsPerOp));
   return `the hub / this floor, per round: rate ${describeSpread(rate)}, CPU per ${op} ${describeSpread(cpu)}`;
