@@ -4,26 +4,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
-import { targetPath } from '../src/listener/serve.js';
 import { adminApi, adminTokenFor } from './admin-helpers.js';
 import { hubFor, receiverFor, waitFor } from './helpers.js';
 import { rawRequest } from './raw-http.js';
-
-test('targetPath: the path of an origin-form or absolute-form request target (table)', () => {
-  const rows: [string | undefined, string | undefined][] = [
-    ['/hub', '/hub'],
-    ['/hub?x=1', '/hub'],
-    ['/hub/?x', '/hub/'],
-    ['/', '/'],
-    ['http://127.0.0.1:8080/hub?x=1', '/hub'],
-    ['https://hub.test/a/hub', '/a/hub'],
-    ['*', undefined],
-    ['hub.test:443', undefined],
-    ['mailto:hub@example.org', undefined],
-    [undefined, undefined],
-  ];
-  for (const [url, path] of rows) assert.equal(targetPath(url), path, String(url));
-});
 
 test('a POST to the hub path reaches the hub endpoint with a query string or an absolute target; other requests reach the app', async (t) => {
   const { hub } = await hubFor(t, { checkTopics: false });

@@ -60,6 +60,20 @@ export function framingProblem(head: {
   return undefined;
 }
 
+/**
+ * The path of a request target (origin-form `/p?q`, or absolute-form `http://h/p?q`), or undefined:
+ * what both daemons route their hot POST by before the rest goes to the Hono app.
+ */
+export function targetPath(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  if (url.startsWith('/')) {
+    const q = url.indexOf('?');
+    return q === -1 ? url : url.slice(0, q);
+  }
+  // The absolute form (RFC 9112 §3.2.2) is an http(s) URL; anything else targets no path of ours.
+  return /^https?:\/\//i.test(url) && URL.canParse(url) ? new URL(url).pathname : undefined;
+}
+
 /** The bytes written back on the raw socket before it is closed. */
 export function clientErrorResponse(a: ClientErrorAnswer): string {
   return `HTTP/1.1 ${a.status} ${a.text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`;

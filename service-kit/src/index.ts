@@ -58,6 +58,7 @@ export {
   clientErrorAnswer,
   clientErrorResponse,
   framingProblem,
+  targetPath,
   type ClientErrorAnswer,
   type FramingProblem,
   type ClientErrorHooks,

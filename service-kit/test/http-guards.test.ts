@@ -1,6 +1,7 @@
 // The HTTP guards both daemons share: the answer to a request head Node's parser refused
-// (RFC 6585 §5: 431; RFC 9112 §6.1: 501 for an unknown transfer coding, 400 for TE with CL), and the
-// cross-site test for state changes made from a browser.
+// (RFC 6585 §5: 431; RFC 9112 §6.1: 501 for an unknown transfer coding, 400 for TE with CL), the
+// cross-site test for state changes made from a browser, and the path a request targets (both
+// daemons route their hot POST by it).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -10,6 +11,7 @@ import {
   clientErrorAnswer,
   clientErrorResponse,
   framingProblem,
+  targetPath,
   isCrossSiteRequest,
   type ClientErrorAnswer,
 } from '../src/index.js';
@@ -108,4 +110,20 @@ test('answerClientErrors: a head past the header limit gets its 431 on the socke
       'HPE_HEADER_OVERFLOW',
     ],
   ]);
+});
+
+test('targetPath: the path of an origin-form or absolute-form request target (table)', () => {
+  const rows: [string | undefined, string | undefined][] = [
+    ['/hub', '/hub'],
+    ['/hub?x=1', '/hub'],
+    ['/hub/?x', '/hub/'],
+    ['/', '/'],
+    ['http://127.0.0.1:8080/hub?x=1', '/hub'],
+    ['https://hub.test/a/hub', '/a/hub'],
+    ['*', undefined],
+    ['hub.test:443', undefined],
+    ['mailto:hub@example.org', undefined],
+    [undefined, undefined],
+  ];
+  for (const [url, path] of rows) assert.equal(targetPath(url), path, String(url));
 });

@@ -1,9 +1,8 @@
 // The one-shot commands over the daemon's store (`sync`, `audit`, `audit --repair`, `status`,
 // `unsubscribe`): each builds the same runtime as the daemon, does one thing, and closes it.
 import { existsSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
-import { createAdaptorServer } from '@hono/node-server';
 import { auditMirror, type AuditReport, type ReconcileResult } from './audit/index.js';
 import {
   resolveConfig,
@@ -13,7 +12,7 @@ import {
 } from './config.js';
 import { discoverSource, pageFetcherFrom } from './discovery/index.js';
 import { SubscriberError } from './errors/index.js';
-import { createIntakeApp } from './intake/index.js';
+import { createIntake } from './intake/index.js';
 import { createHttpGetter } from './mirror/index.js';
 import { createLogger } from './observability/index.js';
 import { SourceRunner, type CatchUpOutcome } from './runner/index.js';
@@ -195,7 +194,7 @@ export async function unsubscribeSource(
   await rt.repo.updateSource(source.id, { subscriptionDisabled: true });
   let server: Server | undefined;
   try {
-    const app = createIntakeApp({
+    const intake = createIntake({
       repo: rt.repo,
       logger: rt.logger,
       metrics: rt.metrics,
@@ -207,7 +206,7 @@ export async function unsubscribeSource(
       onDelivered: () => undefined,
       onSubscriptionChanged: () => undefined,
     });
-    const s = createAdaptorServer({ fetch: app.fetch }) as Server;
+    const s = createServer(intake.listener);
     try {
       await listen(s, cfg.listen.host, cfg.listen.port);
       server = s;

@@ -2,7 +2,7 @@
 // source (runner/), started and stopped cleanly. The one-shot operations the CLI offers over the same
 // store (sync, audit, status, unsubscribe) are in commands.ts; what both build is in runtime.ts.
 // Protocol decisions live in the pure modules.
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
 import {
   assertWritableDirectory,
@@ -11,7 +11,7 @@ import {
   type ResolvedConfig,
   type SubscriberConfig,
 } from './config.js';
-import { createIntakeApp } from './intake/index.js';
+import { createIntake } from './intake/index.js';
 import { recordRejection, watchClientErrors } from './observability/index.js';
 import { SourceRunner, type Runtime } from './runner/index.js';
 import {
@@ -58,7 +58,7 @@ export async function startSubscriber(
   );
   const base = buildRuntime(cfg, options);
   const runners = new Map<number, SourceRunner>();
-  const app = createIntakeApp({
+  const intake = createIntake({
     repo: base.repo,
     logger: base.logger,
     metrics: base.metrics,
@@ -78,11 +78,11 @@ export async function startSubscriber(
     onRejected: (status, reason) =>
       recordRejection(base.metrics, base.logger, status, reason, 'status'),
   });
-  if (!cfg.statusListen) app.route('/', statusRoutes);
+  if (!cfg.statusListen) intake.app.route('/', statusRoutes);
   const statusServer = cfg.statusListen
     ? (createAdaptorServer({ fetch: statusRoutes.fetch }) as Server)
     : undefined;
-  const server = createAdaptorServer({ fetch: app.fetch, autoCleanupIncoming: false }) as Server;
+  const server = createServer(intake.listener);
   watchClientErrors(server, base.metrics, base.logger, 'intake');
   if (statusServer) watchClientErrors(statusServer, base.metrics, base.logger, 'status');
   let port: number;

@@ -9,11 +9,10 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import type { Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAdaptorServer } from '@hono/node-server';
 import pino from 'pino';
-import { createIntakeApp } from '../src/intake/index.js';
+import { createIntake } from '../src/intake/index.js';
 import { createLogger, createMetrics } from '../src/observability/index.js';
 import { openSqliteStore } from '../src/store/index.js';
 import { DEFAULT_LEASE_POLICY } from '../src/subscription/index.js';
@@ -25,7 +24,7 @@ async function setup(t: { after: (fn: () => Promise<void> | void) => void }) {
   const file = join(dir, 'data', 'subscriber.db');
   const repo = openSqliteStore({ file });
   const source = await repo.ensureSource('s', 'http://source.test/');
-  const app = createIntakeApp({
+  const intake = createIntake({
     repo,
     logger: pino({ level: 'silent' }),
     metrics: createMetrics(),
@@ -37,7 +36,7 @@ async function setup(t: { after: (fn: () => Promise<void> | void) => void }) {
     onDelivered: () => undefined,
     onSubscriptionChanged: () => undefined,
   });
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  const server = createServer(intake.listener);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
   t.after(async () => {
@@ -59,7 +58,7 @@ async function setup(t: { after: (fn: () => Promise<void> | void) => void }) {
     requestedLeaseSeconds: 600,
     leaseExpiresAt: Date.now() + 600_000,
   });
-  return { port, token, dir, file };
+  return { port, token, dir, file, repo, sourceId: source.id };
 }
 
 /** Sends a raw request (head, then body in 16 KiB chunks) and returns the status line's code. */
@@ -213,4 +212,25 @@ test('subscriber log lines show a callback URL as origin and path hash only', ()
   assert.equal(lines.length, 1);
   assert.ok(!lines[0]!.includes('tok-secret-123'), lines[0]);
   assert.match(lines[0]!, /"callback":"http:\/\/mirror\.test:8080\/\[path:[0-9a-f]{12}\]"/);
+});
+
+test('a POST to a callback reaches the delivery endpoint whatever form its target takes; other requests reach the app', async (t) => {
+  const h = await setup(t);
+  const body = Buffer.from('<urlset/>');
+  const post = (target: string): Promise<number | undefined> =>
+    raw(h.port, head(h.port, target, [`Content-Length: ${body.length}`]), body);
+  assert.equal(await post(`/callback/${h.token}?from=query`), 202);
+  assert.equal(await post(`http://127.0.0.1:${h.port}/callback/${h.token}`), 202);
+  assert.equal((await h.repo.listOpenInbox(h.sourceId)).length, 2);
+  // Not a token's callback path, or not a POST: the app answers as before.
+  assert.equal(await post(`/callback/${h.token}/`), 404);
+  assert.equal(await post('/callback/'), 404);
+  const plain = (method: string, path: string): Promise<number | undefined> =>
+    raw(
+      h.port,
+      `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1:${h.port}\r\nContent-Length: 0\r\n\r\n`,
+    );
+  assert.equal(await plain('PUT', `/callback/${h.token}`), 404);
+  assert.equal(await plain('GET', '/healthz'), 200);
+  assert.equal((await h.repo.listOpenInbox(h.sourceId)).length, 2);
 });

@@ -7,14 +7,14 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Server } from 'node:http';
+import { Writable } from 'node:stream';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
-import { createAdaptorServer } from '@hono/node-server';
 import { request } from 'undici';
 import pino from 'pino';
 import { signatureHeader } from '@rsnotify/shared';
-import { createIntakeApp } from '../src/intake/index.js';
+import { callbackToken, createIntake } from '../src/intake/index.js';
 import { createMetrics } from '../src/observability/index.js';
 import { openSqliteStore, type SubscriptionRecord } from '../src/store/index.js';
 import { DEFAULT_LEASE_POLICY } from '../src/subscription/index.js';
@@ -23,7 +23,7 @@ const TOPIC = 'http://source.test/topic';
 
 async function setup(
   t: { after: (fn: () => Promise<void> | void) => void },
-  opts: { maxBodyBytes?: number } = {},
+  opts: { maxBodyBytes?: number; logLines?: string[] } = {},
 ) {
   const dir = await mkdtemp(join(tmpdir(), 'rsn-intake-'));
   const file = join(dir, 'subscriber.db');
@@ -32,9 +32,19 @@ async function setup(
   const delivered: { sourceId: number; id: number; body: Buffer }[] = [];
   const changed: SubscriptionRecord[] = [];
   const metrics = createMetrics();
-  const app = createIntakeApp({
+  const intake = createIntake({
     repo,
-    logger: pino({ level: 'silent' }),
+    logger: opts.logLines
+      ? pino(
+          { level: 'info' },
+          new Writable({
+            write(chunk: Buffer, _enc, done) {
+              opts.logLines!.push(chunk.toString());
+              done();
+            },
+          }),
+        )
+      : pino({ level: 'silent' }),
     metrics,
     clock: Date.now,
     leasePolicy: DEFAULT_LEASE_POLICY,
@@ -44,7 +54,7 @@ async function setup(
     onDelivered: (sourceId, id, body) => delivered.push({ sourceId, id, body }),
     onSubscriptionChanged: (rec) => changed.push(rec),
   });
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  const server = createServer(intake.listener);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   t.after(async () => {
@@ -184,6 +194,11 @@ test('WS-10: hub.mode=denied is answered 2xx and recorded with its reason', asyn
 test('WS-19/WS-9: a pending unsubscribe is confirmed (lease ignored); afterwards deliveries get 410 (WS-12)', async (t) => {
   const h = await setup(t);
   const sub = await h.addSub({ state: 'pending-unsubscribe', leaseExpiresAt: 123 });
+  // Until the hub confirms, deliveries are still taken (and the callback's record is cached).
+  const before = await h.post(`/callback/${sub.callbackToken}`, PAYLOAD, {
+    'x-hub-signature': signatureHeader('sha256', 'the-secret', PAYLOAD),
+  });
+  assert.equal(before.status, 202);
   const res = await h.get(`/callback/${sub.callbackToken}`, {
     'hub.mode': 'unsubscribe',
     'hub.topic': TOPIC,
@@ -198,6 +213,7 @@ test('WS-19/WS-9: a pending unsubscribe is confirmed (lease ignored); afterwards
   const del = await h.post(`/callback/${sub.callbackToken}`, PAYLOAD, {
     'x-hub-signature': signatureHeader('sha256', 'the-secret', PAYLOAD),
   });
+  // The confirmation dropped the cached record at once: no 202 from a stale state.
   assert.equal(del.status, 410);
 });
 
@@ -274,4 +290,40 @@ test('unknown callbacks get 404; oversized bodies get 413', async (t) => {
   const sub = await h.addSub({ state: 'active', secret: undefined });
   assert.equal((await h.post(`/callback/${sub.callbackToken}`, 'x'.repeat(5000))).status, 413);
   assert.equal((await h.repo.listOpenInbox(sub.sourceId)).length, 0);
+});
+
+test('callbackToken: a delivery POST goes to the endpoint when its path is the prefix and one segment (table)', () => {
+  const rows: [string | undefined, string, string | undefined][] = [
+    ['/callback/tok', '/callback/', 'tok'],
+    ['/callback/tok?from=query', '/callback/', 'tok'],
+    ['http://127.0.0.1:8082/callback/tok', '/callback/', 'tok'],
+    ['/sub/callback/tok', '/sub/callback/', 'tok'],
+    ['/callback/tok', '/sub/callback/', undefined],
+    ['/callback/to%6B', '/callback/', 'tok'], // decoded as the router decodes a parameter
+    ['/callback/to%zz', '/callback/', 'to%zz'], // undecodable: left as it came
+    ['/callback/', '/callback/', undefined],
+    ['/callback/tok/', '/callback/', undefined],
+    ['/callback/tok/more', '/callback/', undefined],
+    ['/callbacks/tok', '/callback/', undefined],
+    ['*', '/callback/', undefined],
+    [undefined, '/callback/', undefined],
+  ];
+  for (const [url, prefix, token] of rows)
+    assert.equal(callbackToken(url, prefix), token, `${String(url)} under ${prefix}`);
+});
+
+test('the store failing outside the inbox write (the lookup): 503, nothing stored, delivery.failed logged', async (t) => {
+  const logLines: string[] = [];
+  const h = await setup(t, { logLines });
+  const sub = await h.addSub({ state: 'active', secret: undefined });
+  await h.repo.close();
+  const res = await h.post(`/callback/${sub.callbackToken}`, PAYLOAD);
+  assert.equal(res.status, 503);
+  assert.equal(res.body, 'could not store');
+  assert.equal(h.delivered.length, 0);
+  const failed = logLines.map((l) => JSON.parse(l) as Record<string, unknown>);
+  const line = failed.find((l) => l.event === 'delivery.failed');
+  assert.ok(line, `no delivery.failed line in ${JSON.stringify(failed)}`);
+  assert.equal(line.level, 50); // error
+  assert.ok(!JSON.stringify(failed).includes(sub.callbackToken), 'the callback token was logged');
 });

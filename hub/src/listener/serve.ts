@@ -3,7 +3,7 @@
 // to the hub endpoint (hub-endpoint.ts), every other request to the Hono app (app.ts).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
-import { answerClientErrors } from '@rsnotify/service-kit';
+import { answerClientErrors, targetPath } from '@rsnotify/service-kit';
 import type { Logger, HubMetrics } from '../observability/index.js';
 import { limitConnectionsPerClient } from './connection-limit.js';
 
@@ -20,17 +20,6 @@ export interface ListenerOptions {
   readonly maxConnectionsPerClient: number;
   readonly logger: Logger;
   readonly metrics: HubMetrics;
-}
-
-/** The path of a request target (origin-form `/p?q`, or absolute-form `http://h/p?q`), or undefined. */
-export function targetPath(url: string | undefined): string | undefined {
-  if (url === undefined) return undefined;
-  if (url.startsWith('/')) {
-    const q = url.indexOf('?');
-    return q === -1 ? url : url.slice(0, q);
-  }
-  // The absolute form (RFC 9112 §3.2.2) is an http(s) URL; anything else targets no path of ours.
-  return /^https?:\/\//i.test(url) && URL.canParse(url) ? new URL(url).pathname : undefined;
 }
 
 export async function startListener(o: ListenerOptions): Promise<Server> {

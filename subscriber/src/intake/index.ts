@@ -1,2 +1,2 @@
 // intake/: the callback endpoint the hub calls (verification GET, delivery POST -> inbox).
-export * from './routes.js';
+export { callbackToken, createIntake, type Intake, type IntakeDeps } from './routes.js';

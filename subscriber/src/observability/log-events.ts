@@ -84,6 +84,9 @@ export interface SubscriberLogEvents {
     subscriptionId: number;
     reason: string;
   };
+  'delivery.failed': {
+    error: string;
+  };
   'delivery.rejected': {
     status: number;
     code: string;
@@ -343,6 +346,7 @@ export const SUBSCRIBER_LOG_EVENTS = Object.keys({
   'channel.moved': true,
   'channel.restored': true,
   'delivery.bad_signature': true,
+  'delivery.failed': true,
   'delivery.rejected': true,
   'delivery.store_failed': true,
   'delivery.unsigned': true,
