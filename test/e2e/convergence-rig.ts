@@ -15,6 +15,7 @@ import {
   waitFor,
   sleep,
   type ManagedProcess,
+  type MirrorDiff,
 } from '../src/harness/index.js';
 
 export const HUB_CLI = 'hub/src/cli.ts';
@@ -180,17 +181,27 @@ export async function assertConverged(rig: Rig): Promise<void> {
       { cause: err },
     );
   }
+  let last: MirrorDiff | undefined;
   const comparison = await waitFor(
     async () => {
-      const d = await diffMirror(rig.mirrorDir, rig.sim.snapshot());
-      return isIdentical(d) ? d : undefined;
+      last = await diffMirror(rig.mirrorDir, rig.sim.snapshot());
+      return isIdentical(last) ? last : undefined;
     },
     {
       timeoutMs: 30_000,
       intervalMs: 500,
       what: 'mirror byte-identical to the Source, no extra files',
     },
-  );
+  ).catch((err: unknown) => {
+    // Which files differ, and what the subscriber last did about them, name the cause.
+    const events = rig.subscriber.lines
+      .filter((l) => !l.includes('"notification.received"'))
+      .slice(-40);
+    throw new Error(
+      `${(err as Error).message}\nlast difference: ${JSON.stringify({ ...last, checked: undefined })}\nsubscriber log (last lines):\n${events.join('\n')}`,
+      { cause: err },
+    );
+  });
   assert.ok(comparison.checked > 0);
   const audit = spawnCli(SUBSCRIBER_CLI, ['audit', 'sim', '--config', rig.configFile]);
   assert.equal(await audit.exited, 0, `audit reports in sync:\n${audit.lines.join('\n')}`);
