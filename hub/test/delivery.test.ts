@@ -12,6 +12,7 @@ import {
   metricValue,
   notificationXml,
   publish,
+  publishTags,
   receiverFor,
   subscribe,
   waitFor,
@@ -29,17 +30,7 @@ test('M-3, WH-15, RT-15: every notification reaches every subscriber once, in pu
   const { token } = await hub.addSource('src', ['http://source.test/']);
   for (const p of ['/a', '/b', '/c']) await subscribe(hub, r, TOPIC, p);
   const tags = Array.from({ length: 60 }, (_, i) => `n${i}`);
-  for (const tag of tags) {
-    assert.equal(
-      (
-        await publish(hub.url, notificationXml(tag), {
-          link: linkHeader(TOPIC, hub.url),
-          authorization: `Bearer ${token}`,
-        })
-      ).status,
-      200,
-    );
-  }
+  await publishTags(hub, token, TOPIC, tags);
   await waitFor(
     () => ['/a', '/b', '/c'].every((p) => r.deliveriesTo(p).length >= tags.length),
     'all deliveries',
@@ -94,17 +85,7 @@ test('WH-19, WH-20, RT-16: 500, 3xx and resets are retried (redirects not follow
   const script: (number | 'reset')[] = [500, 302, 'reset', 503, 404];
   let calls = 0;
   r.deliver = () => (calls < script.length ? script[calls++]! : (calls++, 200));
-  for (const tag of ['first', 'second']) {
-    assert.equal(
-      (
-        await publish(hub.url, notificationXml(tag), {
-          link: linkHeader(TOPIC, hub.url),
-          authorization: `Bearer ${token}`,
-        })
-      ).status,
-      200,
-    );
-  }
+  await publishTags(hub, token, TOPIC, ['first', 'second']);
   await waitFor(() => r.deliveries.length === 2, 'delivered after the failures');
   assert.deepEqual(tagsOf(r.deliveries), ['first', 'second'], 'order kept across retries');
   assert.equal(calls, script.length + 2);
@@ -123,17 +104,7 @@ test('WH-19: a 410 ends the subscription; other subscribers keep receiving', asy
   await subscribe(hub, r, TOPIC, '/gone');
   await subscribe(hub, r, TOPIC, '/stays');
   r.deliver = (d) => (d.path.startsWith('/gone') ? 410 : 200);
-  for (const tag of ['x1', 'x2', 'x3']) {
-    assert.equal(
-      (
-        await publish(hub.url, notificationXml(tag), {
-          link: linkHeader(TOPIC, hub.url),
-          authorization: `Bearer ${token}`,
-        })
-      ).status,
-      200,
-    );
-  }
+  await publishTags(hub, token, TOPIC, ['x1', 'x2', 'x3']);
   await waitFor(() => r.deliveriesTo('/stays').length === 3, 'healthy deliveries');
   await waitFor(async () => (await activeCount(hub)) === 1, 'the 410 subscription removed');
   assert.equal(
@@ -198,17 +169,7 @@ test('M-5, promise 1: notifications accepted while a callback is down are delive
   await subscribe(hub, r, TOPIC, '/later');
   r.deliver = 503;
   const tags = ['r1', 'r2', 'r3', 'r4'];
-  for (const tag of tags) {
-    assert.equal(
-      (
-        await publish(hub.url, notificationXml(tag), {
-          link: linkHeader(TOPIC, hub.url),
-          authorization: `Bearer ${token}`,
-        })
-      ).status,
-      200,
-    );
-  }
+  await publishTags(hub, token, TOPIC, tags);
   await waitFor(
     async () => (await metricValue(hub, 'rsnotify_hub_deliveries_total', 'outcome="failed"')) >= 1,
     'a failed attempt',
@@ -265,17 +226,7 @@ test('promise 1: while the hub runs, its cursor batches record in SQLite how far
   await subscribe(hub, r, TOPIC, '/up');
   await subscribe(hub, r, TOPIC, '/down');
   r.deliver = (d) => (d.path === '/down' ? 500 : 200);
-  for (const tag of ['c1', 'c2', 'c3', 'c4', 'c5']) {
-    assert.equal(
-      (
-        await publish(hub.url, notificationXml(tag), {
-          link: linkHeader(TOPIC, hub.url),
-          authorization: `Bearer ${token}`,
-        })
-      ).status,
-      200,
-    );
-  }
+  await publishTags(hub, token, TOPIC, ['c1', 'c2', 'c3', 'c4', 'c5']);
   await waitFor(() => r.deliveriesTo('/up').length === 5, 'all five delivered to /up');
   // Read from another connection while the hub runs: only the batch timer can have written these.
   const db = new Database(dbFile, { readonly: true });

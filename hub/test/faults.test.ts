@@ -8,10 +8,8 @@ import {
   Receiver,
   activeCount,
   hubFor,
-  linkHeader,
   metricValue,
-  notificationXml,
-  publish,
+  publishTags,
   subscribe,
   waitFor,
   type DeliverBehaviour,
@@ -61,15 +59,7 @@ test('WH-19, WH-20: hanging, 500, 3xx, 410 and resetting callbacks do not hold u
   const tags = Array.from({ length: N }, (_, i) => `f${i}`);
   for (const tag of tags) {
     publishedAt.set(tag, Date.now());
-    assert.equal(
-      (
-        await publish(hub.url, notificationXml(tag), {
-          link: linkHeader(TOPIC, hub.url),
-          authorization: `Bearer ${token}`,
-        })
-      ).status,
-      200,
-    );
+    await publishTags(hub, token, TOPIC, [tag]);
   }
   await waitFor(
     () => healthyPaths.every((p) => healthy.deliveriesTo(p).length >= N),

@@ -1,5 +1,6 @@
 // Test fixtures for the hub: real HTTP callback receivers (a party outside the project, so a fake is
 // allowed, but it speaks real HTTP), notification payloads, and small HTTP helpers. No imports from test/.
+import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -231,6 +232,25 @@ export async function publish(
     body,
   });
   return { status: res.statusCode, text: await res.body.text(), headers: res.headers };
+}
+
+/**
+ * Publishes one notification per tag to `topic`, as the Source that holds `token`, one after the
+ * other; each must be answered 200 (RT-7, M-2: stored before the answer).
+ */
+export async function publishTags(
+  hub: RunningHub,
+  token: string,
+  topic: string,
+  tags: readonly string[],
+): Promise<void> {
+  for (const tag of tags) {
+    const a = await publish(hub.url, notificationXml(tag), {
+      link: linkHeader(topic, hub.url),
+      authorization: `Bearer ${token}`,
+    });
+    assert.equal(a.status, 200, `publish ${tag}: ${a.text}`);
+  }
 }
 
 export async function get(url: string): Promise<Answer> {
