@@ -6,6 +6,7 @@
 // answer refusals through the one table there (REFUSAL_STATUS) and check framing the same way.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  answerText,
   ByteBudget,
   drainRefused,
   readLimitedBody,
@@ -53,8 +54,6 @@ const BODY_REFUSAL = {
 /** 32 MiB: two open-publishing bodies at the 16 MiB limit, or 512 subscription forms at 64 KiB. */
 export const DEFAULT_UNAUTHENTICATED_BODY_BYTES = 32 * 1024 * 1024;
 
-const TEXT = 'text/plain; charset=UTF-8';
-
 /** The request's path for a log line: its query string may carry what is not ours to log. */
 const pathOf = (req: IncomingMessage): string => (req.url ?? '').split('?')[0]!;
 
@@ -74,13 +73,7 @@ export function createHubEndpoint(deps: HubEndpointDeps): HubEndpoint {
     text: string,
     headers?: Record<string, string>,
   ): void => {
-    const body = `${text}\n`;
-    res.writeHead(status, {
-      'content-type': TEXT,
-      'content-length': String(Buffer.byteLength(body)),
-      ...headers,
-    });
-    res.end(body);
+    answerText(res, status, `${text}\n`, headers);
     if (status >= 400) deps.onRejected?.(status, req.headers['content-type'], text);
   };
 

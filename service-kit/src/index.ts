@@ -63,6 +63,7 @@ export {
   type FramingProblem,
   type ClientErrorHooks,
 } from './client-error.js';
+export { answerText } from './plain-answer.js';
 export { redactText } from './redact-text.js';
 export { RecentAnswers } from './recent-answers.js';
 export {

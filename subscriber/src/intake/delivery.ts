@@ -4,7 +4,13 @@
 // Request and Response cost it about 6 µs of CPU and an eighth of what a notification allocates
 // (test/bench/results/profile.md). The listener routes it here (routes.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { drainRefused, readLimitedBody, UNREAD_BODY_DRAIN } from '@rsnotify/service-kit';
+import {
+  answerText,
+  drainRefused,
+  readLimitedBody,
+  UNREAD_BODY_DRAIN,
+} from '@rsnotify/service-kit';
+import { headerValue } from '../mirror/index.js';
 import { decideDelivery, decideSignature } from '../subscription/index.js';
 import type { IntakeDeps } from './deps.js';
 import type { SubscriptionLookup } from './subscription-lookup.js';
@@ -12,23 +18,7 @@ import type { SubscriptionLookup } from './subscription-lookup.js';
 /** Handles one delivery POST to the callback of `token`. */
 export type DeliveryEndpoint = (req: IncomingMessage, res: ServerResponse, token: string) => void;
 
-const TEXT = 'text/plain; charset=UTF-8';
 const ACCEPTED_HEADERS = { 'content-length': '0' };
-
-/** A plain-text answer, as the Hono routes answer with `c.text`. */
-export function answerText(
-  res: ServerResponse,
-  status: number,
-  text: string,
-  headers: Record<string, string> = {},
-): void {
-  res.writeHead(status, {
-    'content-type': TEXT,
-    'content-length': String(Buffer.byteLength(text)),
-    ...headers,
-  });
-  res.end(text);
-}
 
 export function createDeliveryEndpoint(
   deps: IntakeDeps,
@@ -84,7 +74,7 @@ export function createDeliveryEndpoint(
     }
     const body = read.bytes;
     const source = deps.sourceName(rec.sourceId);
-    const signed = decideSignature(rec.secret, headerOf(req, 'x-hub-signature'), body);
+    const signed = decideSignature(rec.secret, headerValue(req.headers, 'x-hub-signature'), body);
     if (signed.kind === 'refuse-unsigned') {
       // WS-16: refuse unsigned deliveries with a non-2xx that is not 410 (which would end it).
       metrics.deliveriesRejected.inc({ status: '403' });
@@ -116,7 +106,7 @@ export function createDeliveryEndpoint(
       handedOver = true;
       deps.onDelivered(rec.sourceId, stored, body, receivedAt);
     };
-    const contentType = headerOf(req, 'content-type');
+    const contentType = headerValue(req.headers, 'content-type');
     let id: number;
     try {
       id = await repo.insertInbox(
@@ -158,10 +148,4 @@ export function createDeliveryEndpoint(
       else answerText(res, 503, 'could not store');
     });
   };
-}
-
-/** A request header as one string (Node joins repeated ones; only Set-Cookie comes as an array). */
-function headerOf(req: IncomingMessage, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
 }

@@ -6,9 +6,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Hono } from 'hono';
 import { getRequestListener } from '@hono/node-server';
 import { WEBSUB } from '@rsnotify/shared';
-import { drainRefused, framingProblem, targetPath, UNREAD_BODY_DRAIN } from '@rsnotify/service-kit';
+import {
+  answerText,
+  drainRefused,
+  framingProblem,
+  targetPath,
+  UNREAD_BODY_DRAIN,
+} from '@rsnotify/service-kit';
 import { decideVerification } from '../subscription/index.js';
-import { answerText, createDeliveryEndpoint } from './delivery.js';
+import { createDeliveryEndpoint } from './delivery.js';
 import type { IntakeDeps } from './deps.js';
 import { SubscriptionLookup } from './subscription-lookup.js';
 
