@@ -106,6 +106,15 @@ export function checkedFloorFanOutRow(
 }
 
 /**
+ * How much of a core the sending process kept busy, per round: its rate times its CPU per delivery.
+ * Near 1 for the hub and the raw sender alike, a sender is bound by its one thread, so the ratio of
+ * their rates is (within a few percent) the inverse ratio of their CPU per delivery.
+ */
+export function coresBusy(arm: readonly Measured[]): string {
+  return describeSpread(spread(arm.map((m) => (m.perSecond * m.cpuUsPerOp) / 1e6)));
+}
+
+/**
  * The hub against a floor, round by round (the two ran next to each other in each round): how far
  * the hub is from what the floor reaches, free of the drift between rounds that both medians carry.
  */

@@ -60,6 +60,7 @@ import {
   baseRow,
   floorFanOutRow,
   checkedFloorFanOutRow,
+  coresBusy,
   floorPublishRow,
   checkedFloorPublishRow,
   oneSubscriberBound,
@@ -240,7 +241,8 @@ const scenario: BenchScenario = {
             `${perCallback * n} deliveries a round; publish -> durable store -> scheduler -> POST, first publish to last receipt (CPU and writes metered until ${BURST_SETTLE_MS} ms after it, past the cursor batch); ` +
             `per-round ratios ${describeSpread(ratios)}; raw: ${CONNECTIONS_PER_ORIGIN} connections per origin like the hub's pool, ` +
             `one POST in flight per callback, best of concurrency ${rawSettings(n).join('/')} (won: ${r.raw.map((m) => m.concurrency).join(',')}); ` +
-            `the hub wrote ${hs.writtenKiB.toFixed(2)} KiB per delivery to storage (/proc/<pid>/io)`,
+            `the hub wrote ${hs.writtenKiB.toFixed(2)} KiB per delivery to storage (/proc/<pid>/io); ` +
+            `cores kept busy (rate x CPU per delivery, per round): the hub ${coresBusy(r.hub)}, the raw sender ${coresBusy(r.raw)}`,
         });
         rows.push({
           scenario: 'hub fan-out',
