@@ -5,8 +5,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { startHub, type HubOptions, type RunningHub } from '@rsnotify/hub';
+import * as kit from '@rsnotify/service-kit/testing';
 
 export interface Delivery {
   readonly path: string;
@@ -306,94 +308,13 @@ export function uniqueName(prefix: string): string {
 
 // --- the CLI as a child process (a real process, so kill -9 is a real crash) ----------------------
 
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import * as kit from '@rsnotify/service-kit/testing';
-
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 const HUB_DIR = fileURLToPath(new URL('..', import.meta.url));
 
-export interface HubProcess {
-  readonly child: ChildProcess;
-  readonly lines: string[];
-  readonly exited: Promise<number | null>;
-  waitForEvent(event: string, timeoutMs?: number): Promise<Record<string, unknown>>;
-  kill9(): Promise<void>;
-  stop(): Promise<number | null>;
-}
+export type HubProcess = kit.ManagedProcess;
 
 export function spawnHubCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): HubProcess {
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@rsnotify/source', '--import', 'tsx', CLI, ...args],
-    {
-      cwd: HUB_DIR,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  const lines: string[] = [];
-  const events: Record<string, unknown>[] = [];
-  const waiters: { event: string; resolve: (v: Record<string, unknown>) => void }[] = [];
-  const onLine = (line: string) => {
-    lines.push(line);
-    if (!line.startsWith('{')) return;
-    try {
-      const parsed = JSON.parse(line) as Record<string, unknown>;
-      events.push(parsed);
-      for (let i = waiters.length - 1; i >= 0; i--)
-        if (waiters[i]!.event === parsed.event) waiters.splice(i, 1)[0]!.resolve(parsed);
-    } catch {
-      /* not JSON */
-    }
-  };
-  createInterface({ input: child.stdout! }).on('line', onLine);
-  createInterface({ input: child.stderr! }).on('line', onLine);
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return {
-    child,
-    lines,
-    exited,
-    waitForEvent(event, timeoutMs = 30_000) {
-      const seen = events.find((e) => e.event === event);
-      if (seen) return Promise.resolve(seen);
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(
-          () =>
-            reject(
-              new Error(`no ${event} within ${timeoutMs} ms:\n${lines.slice(-10).join('\n')}`),
-            ),
-          timeoutMs,
-        );
-        waiters.push({
-          event,
-          resolve: (v) => {
-            clearTimeout(timer);
-            resolve(v);
-          },
-        });
-        void exited.then((code) => {
-          clearTimeout(timer);
-          reject(
-            new Error(`hub exited (${code}) before ${event}:\n${lines.slice(-10).join('\n')}`),
-          );
-        });
-      });
-    },
-    async kill9() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exited;
-    },
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-      const code = await exited;
-      clearTimeout(timer);
-      return code;
-    },
-  };
+  return kit.spawnCli(CLI, args, { cwd: HUB_DIR, env });
 }
 
 /** Runs a short CLI command to completion. */

@@ -5,7 +5,8 @@ import { RsnotifyError, type CodesOf, type ErrorCatalog } from '@rsnotify/shared
 export const SERVICE_KIT_ERRORS = {
   RSN_WAIT_TIMEOUT: {
     class: 'WaitTimeoutError',
-    meaning: 'a waited-for condition did not hold before the deadline (tests)',
+    meaning:
+      'a waited-for condition did not hold before the deadline, or the process it was awaited from ended first (tests)',
   },
   RSN_CONFIG_INVALID: {
     class: 'ConfigError',

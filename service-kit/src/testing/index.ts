@@ -1,5 +1,6 @@
 // The test kit both daemons' tests and the cross-package tests share (`@rsnotify/service-kit/testing`):
-// outcome-based waiting, temporary directories under the OS temp dir, and free loopback ports.
+// outcome-based waiting, temporary directories under the OS temp dir, free loopback ports, and our
+// CLIs as child processes (processes.ts).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -94,6 +95,7 @@ export function logLines(): {
 }
 
 export { readmeLogEvents } from './readme.js';
+export { spawnCli, type ManagedProcess, type SpawnCliOptions } from './processes.js';
 export {
   changeNotificationXml,
   fixtureDocument,
