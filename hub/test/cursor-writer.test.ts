@@ -7,12 +7,12 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
 import { CursorWriter, type CursorSource } from '../src/delivery/cursor-writer.js';
 import { createLogger } from '../src/observability/index.js';
 import { openSqliteRepository, type CursorUpdate, type HubRepository } from '../src/store/index.js';
 import { hasLeaseLapsed } from '../src/subscriptions/index.js';
+import { logLines } from '@rsnotify/service-kit/testing';
 import { tempDir } from './helpers.js';
 
 interface Sub extends CursorSource {
@@ -51,7 +51,7 @@ async function writerOnStore(t: TestContext) {
     });
   const [first, second] = [await subscribe('http://a.test/1'), await subscribe('http://b.test/2')];
   const batches: CursorUpdate[][] = [];
-  const logLines: string[] = [];
+  const log = logLines();
   const w = new CursorWriter<Sub>({
     store: {
       saveCursors: async (updates, now) => {
@@ -59,22 +59,14 @@ async function writerOnStore(t: TestContext) {
         batches.push([...updates]); // only what the store took
       },
     },
-    logger: createLogger(
-      'info',
-      new Writable({
-        write: (chunk: Buffer, _e, cb) => {
-          logLines.push(chunk.toString('utf8'));
-          cb();
-        },
-      }),
-    ),
+    logger: createLogger('info', log.sink),
     now: () => 1_000,
     cursorOf,
     flushDelayMs: 60_000,
   });
   t.after(() => w.close());
   const sub = (id: number): Sub => ({ id, cursorDirty: false, deliveredSeq: 0, lastStatus: 0 });
-  return { w, batches, logLines, repo, file, a: sub(first!.id), b: sub(second!.id) };
+  return { w, batches, log, repo, file, a: sub(first!.id), b: sub(second!.id) };
 }
 
 const rows = (batch: CursorUpdate[] | undefined) =>
@@ -173,7 +165,7 @@ test('cursor writer: a forgotten subscription is not written', async (t) => {
 });
 
 test('promise 1: a batch the database refused (write lock held elsewhere) is written with the next one, before anything newer', async (t) => {
-  const { w, batches, logLines, repo, file, a, b } = await writerOnStore(t);
+  const { w, batches, log, repo, file, a, b } = await writerOnStore(t);
   const topicId = (await repo.listTopics())[0]!.id;
   a.deliveredSeq = 1;
   a.lastStatus = 500;
@@ -193,7 +185,7 @@ test('promise 1: a batch the database refused (write lock held elsewhere) is wri
   }
   assert.equal(batches.length, 0, 'the first write failed');
   assert.ok(
-    logLines.some((l) => l.includes('"store.cursor_save_failed"') && l.includes('"count":2')),
+    log.of('store.cursor_save_failed').some((e) => e.count === 2),
     'the refusal is logged with the batch it kept',
   );
   assert.deepEqual(givenUpRows(file), [], 'nothing of the refused batch was stored');
