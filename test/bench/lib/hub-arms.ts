@@ -124,7 +124,15 @@ export async function rawFanOut(
       const done = receivers.reached(total);
       await raw.run(callbacks, perCallback, c, headers, body);
       const end = await done;
-      noteWindow({ arm: 'raw', n: callbacks.length, concurrency: c, start: started, end });
+      noteWindow({
+        arm: 'raw',
+        n: callbacks.length,
+        concurrency: c,
+        start: started,
+        end,
+        pid: raw.pid,
+        ops: total,
+      });
       return total / ((end - started) / 1000);
     });
     if (!best || m.value > best.perSecond)
@@ -187,7 +195,15 @@ export async function hubBurst(
         await pool(notifications, BURST_PUBLISHES_IN_FLIGHT, (i) => pub.post(bodies[i]!));
         const published = now();
         const end = await done;
-        noteWindow({ arm: hub.name, n, start: started, end, published });
+        noteWindow({
+          arm: hub.name,
+          n,
+          start: started,
+          end,
+          published,
+          pid: hub.child.pid!,
+          ops: total,
+        });
         return total / ((end - started) / 1000);
       },
       { settleMs: BURST_SETTLE_MS },

@@ -177,7 +177,10 @@ export function probeArgs(options: { runsTsx: boolean }): string[] {
   return [...(options.runsTsx ? [] : ['--import', 'tsx']), '--import', probe];
 }
 
-/** One measured window of an arm (ms since the epoch), as lib/inflight-summary.ts reads it. */
+/**
+ * One measured window of an arm (ms since the epoch), as lib/inflight-summary.ts and
+ * lib/perf-summary.ts read it.
+ */
 export interface BenchWindow {
   readonly arm: string;
   readonly n: number;
@@ -186,10 +189,19 @@ export interface BenchWindow {
   readonly end: number;
   /** The hub arm: when the last publish was answered. */
   readonly published?: number;
+  /** The measured process, and the operations (deliveries) the window counted. */
+  readonly pid: number;
+  readonly ops: number;
 }
 
-/** With BENCH_INFLIGHT, notes a measured window (which arm, when) for lib/inflight-summary.ts. */
+/**
+ * Notes a measured window (which arm and process, when, how many operations): with
+ * BENCH_INFLIGHT=<dir> into <dir>/windows.jsonl for lib/inflight-summary.ts, with
+ * BENCH_WINDOWS=<file> into that file for lib/perf-summary.ts.
+ */
 export function noteWindow(w: BenchWindow): void {
+  const line = `${JSON.stringify(w)}\n`;
   const dir = process.env.BENCH_INFLIGHT;
-  if (dir) appendFileSync(`${dir}/windows.jsonl`, `${JSON.stringify(w)}\n`);
+  if (dir) appendFileSync(`${dir}/windows.jsonl`, line);
+  if (process.env.BENCH_WINDOWS) appendFileSync(process.env.BENCH_WINDOWS, line);
 }

@@ -1,0 +1,136 @@
+// Where a measured process's CPU went, by thread and by layer, from a system-wide `perf` sample of a
+// bench run: the kernel (the sends, the reads, epoll), the JIT-compiled JavaScript, V8's builtins,
+// garbage collector and runtime, node's C++ and libuv, libc (malloc). The V8 profiler
+// (lib/profile-summary.ts) sees the main thread alone and charges a native call's whole time, the
+// kernel's included, to the JavaScript name that made it; this splits it, and counts the helper
+// threads (GC, compiler) too. The windows and their operation counts are the bench's own
+// (BENCH_WINDOWS, lib/measure.ts noteWindow), so the figures are per delivery like the bench's.
+// Usage:
+//   BENCH_WINDOWS=/tmp/w.jsonl perf record -a -k CLOCK_REALTIME -e cpu-clock -F 2000 -g \
+//     -o /tmp/perf.data -- pnpm bench hub.ts
+//   perf script -i /tmp/perf.data -F pid,tid,time,period,ip,sym,dso > /tmp/perf.txt
+//   node --import tsx test/bench/lib/perf-summary.ts /tmp/perf.txt /tmp/w.jsonl [--skip=1]
+// --skip=<k> leaves out each arm's first k windows at each size (a first round still tiering up).
+import { createReadStream, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { BenchWindow } from './measure.js';
+
+const args = process.argv.slice(2);
+const [perfText, windowsFile] = args.filter((a) => !a.startsWith('--'));
+const skip = Number(args.find((a) => a.startsWith('--skip='))?.slice(7) ?? 0);
+if (!perfText || !windowsFile) {
+  console.error('usage: perf-summary.ts <perf script output> <windows.jsonl> [--skip=<k>]');
+  process.exit(2);
+}
+
+/** What a sample's innermost frame (and for the kernel, its stack) says it was doing. */
+function layerOf(frames: readonly string[]): string {
+  const leaf = frames[0] ?? '';
+  if (leaf.includes('[kernel.kallsyms]')) {
+    const stack = frames.join(' ');
+    if (stack.includes('do_writev') || stack.includes('ksys_write')) return 'kernel: write';
+    if (stack.includes('ksys_read')) return 'kernel: read';
+    if (stack.includes('epoll')) return 'kernel: epoll';
+    return 'kernel: other';
+  }
+  if (leaf.includes('[JIT]') || leaf.includes('perf-')) return 'JIT code';
+  const symbol = leaf.replace(/^\s*[0-9a-f]+\s+/, '').replace(/\s+\([^()]*\)$/, '');
+  if (leaf.includes('/node)') || leaf.includes('/node ')) {
+    if (
+      /Scaveng|Marking|Marker|Sweep|Evacuat|Heap::|Compactor|RememberedSet|BackingStore/.test(
+        symbol,
+      )
+    )
+      return 'V8 garbage collector';
+    if (symbol.startsWith('Builtins_')) return 'V8 builtins (ICs, promises, interpreter)';
+    if (symbol.includes('compiler::') || symbol.includes('maglev::')) return 'V8 compiler';
+    if (symbol.startsWith('node::')) return "node's C++";
+    if (symbol.startsWith('uv_') || symbol.startsWith('uv__')) return 'libuv';
+    return 'V8 runtime and API';
+  }
+  if (leaf.includes('libc.so')) return 'libc (malloc, memcpy)';
+  if (leaf.includes('better_sqlite3')) return 'SQLite';
+  return 'other';
+}
+
+interface Tally {
+  readonly windows: BenchWindow[];
+  ops: number;
+  span: number;
+  /** ns by "thread / layer" */
+  readonly ns: Map<string, number>;
+  writePathNs: { kernel: number; user: number };
+}
+
+const byPid = new Map<number, { window: BenchWindow; tally: Tally }[]>();
+const tallies = new Map<string, Tally>();
+const seen = new Map<string, number>();
+for (const line of readFileSync(windowsFile, 'utf8').split('\n')) {
+  if (!line.trim()) continue;
+  const w = JSON.parse(line) as BenchWindow;
+  if (w.pid === undefined || w.ops === undefined) continue;
+  const key = `${w.arm} at ${w.n}`;
+  const count = (seen.get(key) ?? 0) + 1;
+  seen.set(key, count);
+  if (count <= skip) continue;
+  let tally = tallies.get(key);
+  if (!tally) {
+    tally = { windows: [], ops: 0, span: 0, ns: new Map(), writePathNs: { kernel: 0, user: 0 } };
+    tallies.set(key, tally);
+  }
+  tally.windows.push(w);
+  tally.ops += w.ops;
+  tally.span += w.end - w.start;
+  byPid.set(w.pid, [...(byPid.get(w.pid) ?? []), { window: w, tally }]);
+}
+
+function record(pid: number, tid: number, atMs: number, periodNs: number, frames: string[]): void {
+  const tally = byPid.get(pid)?.find((e) => atMs >= e.window.start && atMs <= e.window.end)?.tally;
+  if (!tally) return;
+  const thread = tid === pid ? 'main' : 'other threads';
+  const key = `${thread} / ${layerOf(frames)}`;
+  tally.ns.set(key, (tally.ns.get(key) ?? 0) + periodNs);
+  // node's socket write path (StreamBase::Writev and what it calls): what the V8 profiler names `writev`.
+  if (thread === 'main' && frames.some((f) => f.includes('StreamBase::Writev')))
+    tally.writePathNs[frames[0]?.includes('[kernel.kallsyms]') ? 'kernel' : 'user'] += periodNs;
+}
+
+const HEADER = /^\s*(\d+)\/(\d+)\s+(\d+\.\d+):\s+(\d+)/;
+let current:
+  { pid: number; tid: number; atMs: number; period: number; frames: string[] } | undefined;
+for await (const line of createInterface({ input: createReadStream(perfText) })) {
+  const header = HEADER.exec(line);
+  if (header) {
+    if (current) record(current.pid, current.tid, current.atMs, current.period, current.frames);
+    current = {
+      pid: Number(header[1]),
+      tid: Number(header[2]),
+      atMs: Number(header[3]) * 1000,
+      period: Number(header[4]),
+      frames: [],
+    };
+  } else if (line.startsWith('\t') && current) {
+    current.frames.push(line.trim());
+  }
+}
+if (current) record(current.pid, current.tid, current.atMs, current.period, current.frames);
+
+const us = (ns: number, ops: number): string => (ns / 1000 / ops).toFixed(2).padStart(6);
+for (const [key, t] of tallies) {
+  let total = 0;
+  let main = 0;
+  for (const [k, v] of t.ns) {
+    total += v;
+    if (k.startsWith('main')) main += v;
+  }
+  console.log(
+    `\n${key}: ${t.windows.length} windows, ${t.ops} operations; CPU ${us(total, t.ops)} µs per operation, ` +
+      `the main thread busy ${((main / 1e6 / t.span) * 100).toFixed(0)} % of the windows' wall time`,
+  );
+  for (const [k, v] of [...t.ns].sort((a, b) => b[1] - a[1]))
+    if (v / 1000 / t.ops >= 0.05) console.log(`  ${us(v, t.ops)}  ${k}`);
+  const w = t.writePathNs;
+  console.log(
+    `  node's socket writes (StreamBase::Writev and below, main thread): ${us(w.kernel + w.user, t.ops)} µs, of which the kernel ${us(w.kernel, t.ops).trim()}`,
+  );
+}
