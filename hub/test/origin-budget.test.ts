@@ -9,9 +9,14 @@ import { DEFAULT_BREAKER_OPTIONS, OriginBudget } from '../src/delivery/index.js'
 
 const DELIVERED = { kind: 'delivered', status: 200 } as const;
 
-function budget(perOrigin: number, maxPerOrigin: number) {
+interface Waiting {
+  parked: boolean;
+  readonly name: string;
+}
+
+function budget(perOrigin: number, maxPerOrigin: number, onWake: (w: Waiting) => void = () => {}) {
   let rooms = 0;
-  const b = new OriginBudget(
+  const b = new OriginBudget<Waiting>(
     {
       perOrigin,
       maxPerOrigin,
@@ -20,7 +25,7 @@ function budget(perOrigin: number, maxPerOrigin: number) {
       slowAfterMs: 20,
       breaker: DEFAULT_BREAKER_OPTIONS,
     },
-    { now: () => Date.now(), onBreakerChange: () => undefined, onRoom: () => rooms++ },
+    { now: () => Date.now(), onBreakerChange: () => undefined, onRoom: () => rooms++, onWake },
   );
   return { b, rooms: () => rooms };
 }
@@ -65,24 +70,40 @@ test('origin budget: unanswered deliveries stall in turn and free the active bud
 });
 
 test('origin budget: parked deliveries wake first parked first, one per freed slot; parking again keeps the place, unparked ones are skipped', (t) => {
-  const { b } = budget(2, 4);
+  const woken: string[] = [];
+  const held: ReturnType<typeof b.tryAcquire>[] = [];
+  // Like the scheduler: a woken delivery takes the freed slot at once.
+  const { b } = budget(2, 4, (w) => {
+    assert.equal(w.parked, false, 'a woken delivery is no longer parked');
+    woken.push(w.name);
+    held.push(b.tryAcquire(A, false));
+  });
   t.after(() => b.close());
   const A = 'http://a.test';
-  const held = [b.tryAcquire(A, false)!, b.tryAcquire(A, false)!];
-  const woken: string[] = [];
-  // Like the scheduler: a woken delivery takes the freed slot at once.
-  const wake = (name: string) => () => {
-    woken.push(name);
-    held.push(b.tryAcquire(A, false)!);
-  };
-  for (const id of [1, 2, 3, 4]) b.park(A, id, wake(`${id}`));
-  b.park(A, 2, wake('2 again')); // re-queued by a new notification: same place, latest wake
-  b.unpark(A, 3); // its subscription went away
+  held.push(b.tryAcquire(A, false), b.tryAcquire(A, false));
+  const [one, two, three, four, five] = ['1', '2', '3', '4', '5'].map((name) => ({
+    parked: false,
+    name,
+  }));
+  for (const w of [one!, two!, three!, four!]) b.park(A, w);
+  assert.ok(
+    [one, two, three, four].every((w) => w!.parked),
+    'parking marks them parked',
+  );
+  b.park(A, one!); // parked again before its turn (a new notification): it keeps its one place
+  b.unpark(A, three!); // its subscription went away
+  assert.equal(three!.parked, false);
   b.release(held.shift()!, DELIVERED);
   assert.deepEqual(woken, ['1'], 'one slot freed, the first parked woken');
+  b.park(A, five!);
+  b.park(A, one!); // woken, delivered, and parked again: behind the fifth
+  for (let i = 0; i < 4; i++) b.release(held.shift()!, DELIVERED);
+  assert.deepEqual(
+    woken,
+    ['1', '2', '4', '5', '1'],
+    'first parked first; the unparked one skipped',
+  );
   b.release(held.shift()!, DELIVERED);
-  assert.deepEqual(woken, ['1', '2 again'], 'then the second, with its latest wake');
-  b.release(held.shift()!, DELIVERED);
-  assert.deepEqual(woken, ['1', '2 again', '4'], 'the unparked one is skipped');
+  assert.equal(woken.length, 5, 'nothing left parked to wake');
   assert.ok(held.every(Boolean), 'every woken delivery found its slot');
 });

@@ -44,6 +44,15 @@ export const DEFAULT_SLOW_AFTER_MS = 250;
  */
 export const DEFAULT_ACTIVE_PER_ORIGIN = 16;
 
+/**
+ * A delivery waiting for room at its origin (the scheduler's subscription state). The budget sets
+ * `parked` when it queues it and clears it when it wakes or drops it, so the flag is the one record
+ * of whether it is waiting: no map of waiting deliveries and no closure per park.
+ */
+export interface Parkable {
+  parked: boolean;
+}
+
 /** One delivery's hold on the budget; give it back with `release`. */
 export interface OriginSlot {
   readonly origin: string;
@@ -54,34 +63,34 @@ export interface OriginSlot {
   readonly stallAt: number;
 }
 
-interface OriginState {
+interface OriginState<P extends Parkable> {
   active: number;
   stalled: number;
-  /** The wake of each parked delivery, by subscription id. */
-  readonly parked: Map<number, () => void>;
+  /** How many of `queue` are still parked. */
+  parked: number;
   /**
-   * Their subscription ids, first parked first, woken from `queueHead` on; an id no longer in
-   * `parked` (unparked, or woken from an earlier place) is skipped. Ids, not entry objects: at a
-   * busy origin a subscription parks once per delivery, and an entry and a closure per park were
-   * garbage the scheduler bench measured (`pnpm bench scheduler`). A queue, not the Map's
-   * own order: a Map whose oldest entries are deleted one by one keeps their holes until it is
-   * rebuilt, and every wake walked over them (hundreds per wake at 250 parked an origin).
+   * The parked deliveries, first parked first, woken from `queueHead` on; one no longer `parked`
+   * (dropped, or woken from an earlier place) is skipped. At a busy origin a subscription parks once
+   * per delivery: an entry and a closure per park, or a map of them, were work the scheduler bench
+   * measured (`pnpm bench scheduler`).
    */
-  queue: number[];
+  queue: P[];
   queueHead: number;
   wakeTimer: NodeJS.Timeout | undefined;
 }
 
-export interface OriginBudgetHooks {
+export interface OriginBudgetHooks<P extends Parkable> {
   readonly now: () => number;
   /** A breaker changed state (the scheduler logs it and sets the gauge). */
   readonly onBreakerChange: (change: BreakerChange & { readonly value: number }) => void;
   /** Global room appeared (a slot was released or stalled): start what is queued. */
   readonly onRoom: () => void;
+  /** A parked delivery's origin has room for it now (it is no longer `parked`). */
+  readonly onWake: (parked: P) => void;
 }
 
-export class OriginBudget {
-  private readonly origins = new Map<string, OriginState>();
+export class OriginBudget<P extends Parkable = Parkable> {
+  private readonly origins = new Map<string, OriginState<P>>();
   private readonly breakers: OriginBreakers;
   private active = 0;
   private total = 0;
@@ -96,7 +105,7 @@ export class OriginBudget {
 
   constructor(
     private readonly options: OriginBudgetOptions,
-    private readonly hooks: OriginBudgetHooks,
+    private readonly hooks: OriginBudgetHooks<P>,
   ) {
     this.breakers = new OriginBreakers(options.breaker, hooks.now, (change) => {
       hooks.onBreakerChange({ ...change, value: BREAKER_STATE_VALUE[change.to] });
@@ -122,7 +131,7 @@ export class OriginBudget {
     return o !== undefined && this.atCapacity(o);
   }
 
-  private atCapacity(o: OriginState): boolean {
+  private atCapacity(o: OriginState<P>): boolean {
     return o.active >= this.options.perOrigin || o.active + o.stalled >= this.options.maxPerOrigin;
   }
 
@@ -150,19 +159,23 @@ export class OriginBudget {
     return slot;
   }
 
-  /** Waits for room at `origin`; `wake` puts the delivery back in the scheduler's queue. */
-  park(origin: string, subscriptionId: number, wake: () => void): void {
+  /** Waits for room at `origin`; `onWake` hands the delivery back. Parked already: keeps its place. */
+  park(origin: string, delivery: P): void {
+    if (delivery.parked) return;
     const o = this.state(origin);
-    // Parked again before its turn (a new notification re-queued it): it keeps its place.
-    if (!o.parked.has(subscriptionId)) o.queue.push(subscriptionId);
-    o.parked.set(subscriptionId, wake);
+    delivery.parked = true;
+    o.parked++;
+    o.queue.push(delivery);
     const retryAt = this.breakers.retryAt(origin);
     if (retryAt !== undefined) this.wakeAt(origin, retryAt);
   }
 
-  /** A parked subscription went away. */
-  unpark(origin: string, subscriptionId: number): void {
-    this.origins.get(origin)?.parked.delete(subscriptionId);
+  /** A parked delivery went away: it is skipped when its turn comes. */
+  unpark(origin: string, delivery: P): void {
+    if (!delivery.parked) return;
+    delivery.parked = false;
+    const o = this.origins.get(origin);
+    if (o) o.parked--;
   }
 
   release(slot: OriginSlot, outcome: DeliveryOutcome): void {
@@ -254,19 +267,19 @@ export class OriginBudget {
   /** Wakes as many parked deliveries of `origin` as it has room for, first parked first. */
   private wake(origin: string): void {
     const o = this.origins.get(origin);
-    if (!o || o.parked.size === 0) return;
+    if (!o || o.parked === 0) return;
     let room = Math.min(
       this.options.perOrigin - o.active,
       this.options.maxPerOrigin - o.active - o.stalled,
     );
     if (this.breakers.state(origin) !== 'closed') room = Math.min(room, 1);
     while (room > 0 && o.queueHead < o.queue.length) {
-      const id = o.queue[o.queueHead++]!;
-      const wake = o.parked.get(id);
-      if (wake === undefined) continue;
+      const delivery = o.queue[o.queueHead++]!;
+      if (!delivery.parked) continue;
       room--;
-      o.parked.delete(id);
-      wake();
+      delivery.parked = false;
+      o.parked--;
+      this.hooks.onWake(delivery);
     }
     if (o.queueHead === o.queue.length) {
       o.queue = [];
@@ -291,13 +304,13 @@ export class OriginBudget {
     o.wakeTimer.unref();
   }
 
-  private state(origin: string): OriginState {
+  private state(origin: string): OriginState<P> {
     let o = this.origins.get(origin);
     if (!o) {
       o = {
         active: 0,
         stalled: 0,
-        parked: new Map(),
+        parked: 0,
         queue: [],
         queueHead: 0,
         wakeTimer: undefined,
@@ -307,11 +320,11 @@ export class OriginBudget {
     return o;
   }
 
-  private forget(origin: string, o: OriginState): void {
+  private forget(origin: string, o: OriginState<P>): void {
     if (
       o.active === 0 &&
       o.stalled === 0 &&
-      o.parked.size === 0 &&
+      o.parked === 0 &&
       !o.wakeTimer &&
       this.breakers.state(origin) === 'closed'
     ) {
@@ -345,7 +358,7 @@ export function reportBreakerChange(
 }
 
 /** The scheduler's budget: defaults filled in, breaker changes logged and put in the gauge. */
-export function createDeliveryBudget(
+export function createDeliveryBudget<P extends Parkable>(
   o: Partial<Omit<OriginBudgetOptions, 'global'>> | undefined,
   deps: {
     readonly maxInFlight: number;
@@ -354,7 +367,8 @@ export function createDeliveryBudget(
     readonly metrics: HubMetrics;
   },
   pump: () => void,
-): OriginBudget {
+  onWake: (parked: P) => void,
+): OriginBudget<P> {
   const maxPerOrigin = o?.maxPerOrigin ?? 64;
   const perOrigin = o?.perOrigin ?? Math.min(DEFAULT_ACTIVE_PER_ORIGIN, maxPerOrigin);
   return new OriginBudget(
@@ -371,6 +385,7 @@ export function createDeliveryBudget(
       onBreakerChange: (change) =>
         reportBreakerChange(deps.logger, deps.metrics.originBreakerState, change),
       onRoom: pump,
+      onWake,
     },
   );
 }

@@ -14,8 +14,8 @@ import {
   createDeliveryBudget,
   type OriginBudget,
   type OriginBudgetOptions,
+  type OriginSlot,
 } from './origin-budget.js';
-import type { OriginSlot } from './origin-budget.js';
 import { CursorWriter } from './cursor-writer.js';
 import { deliveryLog } from './delivery-log.js';
 import {
@@ -24,8 +24,9 @@ import {
   isTaken,
   subStateOf,
   topicState,
+  type SubState,
+  type TopicState,
 } from './subscription-state.js';
-import type { SubState, TopicState } from './subscription-state.js';
 
 export interface SchedulerDeps {
   readonly store: DeliveryStore;
@@ -57,11 +58,18 @@ export class DeliveryScheduler {
   private idleWaiters: (() => void)[] = [];
   private readonly releasing = new Set<number>();
 
-  private readonly budget: OriginBudget;
+  private readonly budget: OriginBudget<SubState>;
   private readonly cursors: CursorWriter<SubState>;
 
   constructor(private readonly deps: SchedulerDeps) {
-    this.budget = createDeliveryBudget(deps.originBudget, deps, () => this.pump());
+    // A parked subscription is considered again when its origin has room, not at every publish: at
+    // 1,000 subscriptions that was a pass through the queue per subscription per publish.
+    this.budget = createDeliveryBudget<SubState>(
+      deps.originBudget,
+      deps,
+      () => this.pump(),
+      (sub) => this.consider(sub),
+    );
     this.cursors = new CursorWriter({ ...deps, cursorOf });
   }
 
@@ -130,11 +138,6 @@ export class DeliveryScheduler {
     await this.flush();
   }
 
-  /** Subscriptions this process drives now. */
-  drivenCount(): number {
-    return this.subs.size;
-  }
-
   /** The ids of the subscriptions this process drives now. */
   drivenIds(): number[] {
     return [...this.subs.keys()];
@@ -144,8 +147,7 @@ export class DeliveryScheduler {
     const sub = this.subs.get(id);
     if (!sub) return;
     sub.removed = true;
-    sub.parked = false;
-    this.budget.unpark(sub.target.origin, sub.id);
+    this.budget.unpark(sub.target.origin, sub);
     if (sub.timer) clearTimeout(sub.timer);
     sub.timer = undefined;
     this.subs.delete(id);
@@ -199,8 +201,6 @@ export class DeliveryScheduler {
 
   /** `clock`: the time the caller already read, if it did (a delivery's completion). */
   private consider(sub: SubState, clock?: number): void {
-    // A parked subscription is considered again when its origin has room (its wake), not at every
-    // publish: at 1,000 subscriptions that was a pass through the queue per subscription per publish.
     if (this.closed || isTaken(sub) || this.releasing.has(sub.id)) return;
     if (sub.deliveredSeq >= sub.topic.lastSeq) return;
     const now = clock ?? this.deps.now();
@@ -222,22 +222,11 @@ export class DeliveryScheduler {
     }
     // Its origin is full: parked at once, where the queue would only have led it to the same park.
     if (this.budget.isFull(sub.target.origin)) {
-      this.park(sub);
+      this.budget.park(sub.target.origin, sub);
       return;
     }
     sub.queued = true;
     this.ready.push(sub);
-  }
-
-  /** Waits for room at its origin (origin-budget.ts), which wakes it into `consider` again. */
-  private park(sub: SubState): void {
-    sub.parked = true;
-    // One wake per subscription, made at its first park: not a closure per park.
-    sub.wakeFromPark ??= () => {
-      sub.parked = false;
-      this.consider(sub);
-    };
-    this.budget.park(sub.target.origin, sub.id, sub.wakeFromPark);
   }
 
   private pump(): void {
@@ -254,7 +243,7 @@ export class DeliveryScheduler {
       // Per-origin budget and breaker: no room at this origin parks the subscription until there is.
       const slot = this.budget.tryAcquire(sub.target.origin, sub.attempts > 0);
       if (!slot) {
-        this.park(sub);
+        this.budget.park(sub.target.origin, sub);
         continue;
       }
       void this.deliver(sub, slot);
@@ -333,7 +322,7 @@ export class DeliveryScheduler {
         sub.nextAttemptAt = 0;
         sub.lastStatus = outcome.kind === 'delivered' ? outcome.status : undefined;
         sub.lastError = undefined;
-        this.markDirty(sub);
+        this.cursors.mark(sub);
         return;
       case 'retry': {
         this.deps.metrics.countDelivery('failed');
@@ -349,7 +338,7 @@ export class DeliveryScheduler {
           attempts: step.attempts,
           retryInMs: step.at - now,
         });
-        this.markDirty(sub);
+        this.cursors.mark(sub);
         return;
       }
       case 'give_up':
@@ -379,10 +368,6 @@ export class DeliveryScheduler {
       { ...cursorOf(sub), givenUp: { seq, reason, topicId: sub.topic.id, callback: sub.callback } },
       sub,
     );
-  }
-
-  private markDirty(sub: SubState): void {
-    this.cursors.mark(sub);
   }
 
   /** Writes the gathered cursor moves in one transaction. */

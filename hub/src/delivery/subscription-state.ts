@@ -27,10 +27,8 @@ export interface SubState {
   lastError: string | undefined;
   inFlight: boolean;
   queued: boolean;
-  /** Waiting for room at its callback origin (origin-budget.ts), which wakes it. */
+  /** Waiting for room at its callback origin: set and cleared by the budget (origin-budget.ts). */
   parked: boolean;
-  /** What its origin's budget calls when it has room for it again (made at its first park). */
-  wakeFromPark: (() => void) | undefined;
   removed: boolean;
   timer: NodeJS.Timeout | undefined;
   /** Its cursor moved since the last batch was written (cursor-writer.ts). */
@@ -72,7 +70,6 @@ export function subStateOf(s: Subscription, topic: TopicState): SubState {
     inFlight: false,
     queued: false,
     parked: false,
-    wakeFromPark: undefined,
     removed: false,
     timer: undefined,
     cursorDirty: false,
