@@ -1,7 +1,6 @@
 // The rig the DeliveryScheduler's unit tests share (delivery-scheduler*.test.ts): an in-memory store
 // that records every cursor batch, a fake sender that answers what each test scripts, a manual clock.
-import { Writable } from 'node:stream';
-import { waitFor } from '@rsnotify/service-kit/testing';
+import { logLines, waitFor } from '@rsnotify/service-kit/testing';
 import { DeliveryScheduler, NotificationCache } from '../src/delivery/index.js';
 import type { DeliveryStore, RetryPolicy } from '../src/delivery/index.js';
 import { createLogger, HubMetrics } from '../src/observability/index.js';
@@ -157,14 +156,7 @@ export function rig(options: {
   const store = new MemoryDeliveryStore();
   const sender = new FakeSender(options.answer ?? (() => ok));
   let now = 1_000_000;
-  const events: string[] = [];
-  const logSink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString('utf8').split('\n'))
-        if (line) events.push((JSON.parse(line) as { event: string }).event);
-      done();
-    },
-  });
+  const log = logLines();
   const random = () => 0.5;
   const cache = new NotificationCache(1024 * 1024);
   const retry = options.retry ?? { initialDelayMs: 10, maxDelayMs: 80, maxAgeMs: 1_000_000 };
@@ -172,7 +164,7 @@ export function rig(options: {
     store,
     send: options.wrapSend ? options.wrapSend(sender.send) : sender.send,
     cache,
-    logger: createLogger('info', logSink),
+    logger: createLogger('info', log.sink),
     metrics: new HubMetrics({
       subscriptionCounts: () => Promise.resolve({ active: 0, expired: 0, pending: 0 }),
       queueDepth: () => 0,
@@ -190,7 +182,10 @@ export function rig(options: {
     sender,
     scheduler,
     cache,
-    events,
+    /** The events logged so far, in order. */
+    get events(): string[] {
+      return log.events.map((e) => String(e.event));
+    },
     retry,
     random,
     now: () => now,
