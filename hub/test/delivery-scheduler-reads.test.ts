@@ -5,14 +5,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { backoffDelay } from '../src/delivery/index.js';
-import { rig, until } from './scheduler-rig.js';
+import { startedWithOneSubscription, until } from './scheduler-rig.js';
 
 test('a notification not in the cache is read from the store; a failed read is retried after the backoff; a row that is gone is given up on record', async (t) => {
-  const r = rig({});
-  t.after(() => r.scheduler.close(0));
-  r.store.addTopic(1);
-  r.store.addSubscription(1, 1, 'http://a.test/cb');
-  await r.scheduler.start();
+  const r = await startedWithOneSubscription(t);
   // Committed by another hub process (the wake hook): nothing of it is in this process's cache.
   for (let i = 0; i < 3; i++) r.store.append(1, r.now());
   r.store.notifications.delete('1:2'); // its row deleted by hand
@@ -46,16 +42,12 @@ test('a sender that throws, or rejects, instead of answering is a failed deliver
     },
     () => Promise.reject(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })),
   ];
-  const r = rig({
+  const r = await startedWithOneSubscription(t, {
     wrapSend:
       (send) =>
       (...args) =>
         (failures.shift() ?? send)(...args),
   });
-  t.after(() => r.scheduler.close(0));
-  r.store.addTopic(1);
-  r.store.addSubscription(1, 1, 'http://a.test/cb');
-  await r.scheduler.start();
   r.publish(1);
   await until(() => r.store.cursor(1)?.attempts === 1, 'the throw is a failed attempt');
   assert.equal(r.store.cursor(1)!.lastError, 'ERR_INVALID');

@@ -5,7 +5,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { backoffDelay } from '../src/delivery/index.js';
-import { ok, refused, rig, serverError, until } from './scheduler-rig.js';
+import {
+  ok,
+  refused,
+  rig,
+  serverError,
+  startedWithOneSubscription,
+  until,
+} from './scheduler-rig.js';
 
 test('M-3: each subscription gets its topic in publish order, one delivery in flight at a time', async (t) => {
   const r = rig({});
@@ -72,11 +79,7 @@ test('the body cache keeps a notification until every subscription here has pass
 });
 
 test('WH-19, WH-20: a failed delivery is retried after the backoff, in order, and never before', async (t) => {
-  const r = rig({});
-  t.after(() => r.scheduler.close(0));
-  r.store.addTopic(1);
-  r.store.addSubscription(1, 1, 'http://a.test/cb');
-  await r.scheduler.start();
+  const r = await startedWithOneSubscription(t);
   let failuresLeft = 2;
   r.sender.script((_cb, seq) => (seq === 1 && failuresLeft-- > 0 ? serverError : ok));
   r.publish(1);
@@ -108,14 +111,10 @@ test('WH-19, WH-20: a failed delivery is retried after the backoff, in order, an
 });
 
 test('promise 1: a notification failing for longer than the retry age is given up on record, and the cursor moves on', async (t) => {
-  const r = rig({
+  const r = await startedWithOneSubscription(t, {
     retry: { initialDelayMs: 10, maxDelayMs: 10, maxAgeMs: 500 },
     answer: (_cb, seq) => (seq === 1 ? serverError : ok),
   });
-  t.after(() => r.scheduler.close(0));
-  r.store.addTopic(1);
-  r.store.addSubscription(1, 1, 'http://a.test/cb');
-  await r.scheduler.start();
   r.publish(1);
   r.publish(1);
   await until(() => r.store.cursor(1)?.attempts === 1, 'first failure');
@@ -131,11 +130,7 @@ test('promise 1: a notification failing for longer than the retry age is given u
 });
 
 test('WH-19: a 410 ends the subscription: no further deliveries, its row removed', async (t) => {
-  const r = rig({ answer: () => ({ kind: 'gone', status: 410 }) });
-  t.after(() => r.scheduler.close(0));
-  r.store.addTopic(1);
-  r.store.addSubscription(1, 1, 'http://a.test/cb');
-  await r.scheduler.start();
+  const r = await startedWithOneSubscription(t, { answer: () => ({ kind: 'gone', status: 410 }) });
   r.publish(1);
   r.publish(1);
   await until(() => r.store.removed.includes(1), 'subscription removed');
@@ -146,14 +141,10 @@ test('WH-19: a 410 ends the subscription: no further deliveries, its row removed
 });
 
 test('the origin breaker opens after repeated connection failures, holds retries while open, and one probe closes it', async (t) => {
-  const r = rig({
+  const r = await startedWithOneSubscription(t, {
     breaker: { failureThreshold: 2, openMs: 5_000, maxOpenMs: 60_000 },
     answer: () => refused,
   });
-  t.after(() => r.scheduler.close(0));
-  r.store.addTopic(1);
-  r.store.addSubscription(1, 1, 'http://a.test/cb');
-  await r.scheduler.start();
   r.publish(1);
   await until(() => r.store.cursor(1)?.attempts === 1, 'first connection failure');
   r.advance(backoffDelay(1, r.retry, r.random));

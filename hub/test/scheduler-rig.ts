@@ -145,14 +145,16 @@ export const ok: DeliveryOutcome = { kind: 'delivered', status: 204 };
 export const serverError: DeliveryOutcome = { kind: 'failed', status: 500 };
 export const refused: DeliveryOutcome = { kind: 'failed', code: 'ECONNREFUSED' };
 
-export function rig(options: {
+export interface RigOptions {
   retry?: RetryPolicy;
   breaker?: { failureThreshold: number; openMs: number; maxOpenMs: number };
   answer?: (callback: string, seq: number) => DeliveryOutcome;
   flushDelayMs?: number;
   /** Wraps the fake sender (a sender that throws or rejects). */
   wrapSend?: (send: FakeSender['send']) => FakeSender['send'];
-}) {
+}
+
+export function rig(options: RigOptions) {
   const store = new MemoryDeliveryStore();
   const sender = new FakeSender(options.answer ?? (() => ok));
   let now = 1_000_000;
@@ -196,4 +198,17 @@ export function rig(options: {
       scheduler.published(store.append(topicId, now));
     },
   };
+}
+
+/** A started rig with topic 1 and one subscription to it (id 1, http://a.test/cb), closed after the test. */
+export async function startedWithOneSubscription(
+  t: { after(fn: () => unknown): void },
+  options: RigOptions = {},
+): Promise<ReturnType<typeof rig>> {
+  const r = rig(options);
+  t.after(() => r.scheduler.close(0));
+  r.store.addTopic(1);
+  r.store.addSubscription(1, 1, 'http://a.test/cb');
+  await r.scheduler.start();
+  return r;
 }
