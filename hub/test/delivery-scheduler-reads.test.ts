@@ -10,13 +10,12 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createOutboundAgent } from '@rsnotify/shared';
 import { logLines } from '@rsnotify/service-kit/testing';
-import { DeliveryScheduler, NotificationCache, backoffDelay } from '../src/delivery/index.js';
-import { createLogger, HubMetrics } from '../src/observability/index.js';
+import { NotificationCache, backoffDelay } from '../src/delivery/index.js';
 import { createSender } from '../src/outbound/index.js';
 import { openSqliteRepository } from '../src/store/index.js';
 import { hasLeaseLapsed } from '../src/subscriptions/index.js';
 import { receiverFor, tempDir } from './helpers.js';
-import { startedWithOneSubscription, until } from './scheduler-rig.js';
+import { schedulerOn, startedWithOneSubscription, until } from './scheduler-rig.js';
 
 const TOPIC = 'http://source.test/changes';
 
@@ -39,18 +38,12 @@ test('a notification not in the cache is read from the real store and POSTed; a 
   const log = logLines();
   const agent = createOutboundAgent({ allowPrivateNetworks: true, connections: 2 });
   t.after(() => agent.close());
-  const scheduler = new DeliveryScheduler({
+  const scheduler = schedulerOn({
     store: repo,
     send: createSender(agent, { timeoutMs: 5_000 }),
     cache: new NotificationCache(1024 * 1024),
-    logger: createLogger('info', log.sink),
-    metrics: new HubMetrics({
-      subscriptionCounts: () => Promise.resolve({ active: 0, expired: 0, pending: 0 }),
-      queueDepth: () => 0,
-      inFlight: () => 0,
-    }),
+    logSink: log.sink,
     retry: { initialDelayMs: 10, maxDelayMs: 80, maxAgeMs: 60_000 },
-    maxInFlight: 16,
     now: () => Date.now(),
     random: () => 0.5,
     flushDelayMs: 1,

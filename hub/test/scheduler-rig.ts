@@ -2,6 +2,7 @@
 // that records every cursor batch, a fake sender that answers what each test scripts, a manual clock.
 import { logLines, waitFor } from '@rsnotify/service-kit/testing';
 import { DeliveryScheduler, NotificationCache } from '../src/delivery/index.js';
+import type { SchedulerDeps } from '../src/delivery/index.js';
 import type { DeliveryStore, RetryPolicy } from '../src/delivery/index.js';
 import { createLogger, HubMetrics } from '../src/observability/index.js';
 import type { DeliveryOutcome, DeliveryTarget } from '../src/outbound/index.js';
@@ -145,6 +146,28 @@ export const ok: DeliveryOutcome = { kind: 'delivered', status: 204 };
 export const serverError: DeliveryOutcome = { kind: 'failed', status: 500 };
 export const refused: DeliveryOutcome = { kind: 'failed', code: 'ECONNREFUSED' };
 
+/**
+ * A scheduler with the tests' fixed parts (16 in flight, metrics that count nothing, an `info`
+ * logger into `logSink`) over the store and sender given: the rig's fakes, or the real ones.
+ */
+export function schedulerOn(
+  deps: Omit<SchedulerDeps, 'logger' | 'metrics' | 'maxInFlight'> & {
+    readonly logSink: { write(chunk: string): void };
+  },
+): DeliveryScheduler {
+  const { logSink, ...rest } = deps;
+  return new DeliveryScheduler({
+    ...rest,
+    logger: createLogger('info', logSink),
+    metrics: new HubMetrics({
+      subscriptionCounts: () => Promise.resolve({ active: 0, expired: 0, pending: 0 }),
+      queueDepth: () => 0,
+      inFlight: () => 0,
+    }),
+    maxInFlight: 16,
+  });
+}
+
 export interface RigOptions {
   retry?: RetryPolicy;
   breaker?: { failureThreshold: number; openMs: number; maxOpenMs: number };
@@ -162,18 +185,12 @@ export function rig(options: RigOptions) {
   const random = () => 0.5;
   const cache = new NotificationCache(1024 * 1024);
   const retry = options.retry ?? { initialDelayMs: 10, maxDelayMs: 80, maxAgeMs: 1_000_000 };
-  const scheduler = new DeliveryScheduler({
+  const scheduler = schedulerOn({
     store,
     send: options.wrapSend ? options.wrapSend(sender.send) : sender.send,
     cache,
-    logger: createLogger('info', log.sink),
-    metrics: new HubMetrics({
-      subscriptionCounts: () => Promise.resolve({ active: 0, expired: 0, pending: 0 }),
-      queueDepth: () => 0,
-      inFlight: () => 0,
-    }),
+    logSink: log.sink,
     retry,
-    maxInFlight: 16,
     now: () => now,
     random,
     flushDelayMs: options.flushDelayMs ?? 1,
