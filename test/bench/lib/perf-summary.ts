@@ -11,6 +11,12 @@
 //   perf script -i /tmp/perf.data -F pid,tid,time,period,ip,sym,dso > /tmp/perf.txt
 //   node --import tsx test/bench/lib/perf-summary.ts /tmp/perf.txt /tmp/w.jsonl [--skip=1]
 // --skip=<k> leaves out each arm's first k windows at each size (a first round still tiering up).
+// --by-source[=<top>] also charges each main-thread sample to the innermost JavaScript function on
+// its stack (with what it called natively: a `writev` counts for the stream code that made it) and
+// sums those by source (our packages by directory, undici, node's modules), with the <top> functions
+// (default 25). It needs the JIT's symbols: run the bench with NODE_OPTIONS=--perf-basic-prof, so
+// every node process writes /tmp/perf-<pid>.map for `perf script`. A map is not updated when V8
+// reuses an address, so a few samples carry a wrong name; read single small entries with care.
 import { createReadStream, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { BenchWindow } from './measure.js';
@@ -18,6 +24,8 @@ import type { BenchWindow } from './measure.js';
 const args = process.argv.slice(2);
 const [perfText, windowsFile] = args.filter((a) => !a.startsWith('--'));
 const skip = Number(args.find((a) => a.startsWith('--skip='))?.slice(7) ?? 0);
+const bySourceArg = args.find((a) => a === '--by-source' || a.startsWith('--by-source='));
+const topFunctions = bySourceArg ? Number(bySourceArg.split('=')[1] ?? 25) : 0;
 if (!perfText || !windowsFile) {
   console.error('usage: perf-summary.ts <perf script output> <windows.jsonl> [--skip=<k>]');
   process.exit(2);
@@ -53,6 +61,31 @@ function layerOf(frames: readonly string[]): string {
   return 'other';
 }
 
+/** A JIT frame as --perf-basic-prof names it: `JS:*name url:line:column`, `*` optimised, `^` baseline. */
+const JS_FRAME = /JS:[*^~+]?(\S*) (\S+?):\d+:\d+/;
+
+/** Where a function's code lives, for --by-source: our packages by directory, else the library. */
+function sourceOf(url: string): string {
+  const ours = /\/(hub|subscriber|shared|service-kit)\/(?:src|dist)\/([^/]+)(\/)?/.exec(url);
+  if (ours && !url.includes('node_modules'))
+    return `${ours[1]}: ${ours[3] ? ours[2] : 'top level'}`;
+  if (url.includes('/test/bench/')) return 'bench arms (lib/)';
+  const library = /node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (library) return library[1]!;
+  if (url.startsWith('node:'))
+    return `node:${url.replace(/^node:(internal\/)?/, '').split('/')[0]}`;
+  return 'other JavaScript';
+}
+
+/** The innermost JavaScript frame of a sample, as [source, function], or none. */
+function innermostFunction(frames: readonly string[]): [string, string] {
+  for (const frame of frames) {
+    const m = JS_FRAME.exec(frame);
+    if (m) return [sourceOf(m[2]!), `${m[1] || '(anonymous)'} ${m[2]!.split('/').pop()}`];
+  }
+  return ['no JavaScript on the stack (event loop, GC, malloc)', ''];
+}
+
 interface Tally {
   readonly windows: BenchWindow[];
   ops: number;
@@ -60,7 +93,14 @@ interface Tally {
   /** ns by "thread / layer" */
   readonly ns: Map<string, number>;
   writePathNs: { kernel: number; user: number };
+  /** --by-source: main-thread ns by the innermost JavaScript function's source, and by function. */
+  readonly bySource: Map<string, number>;
+  readonly byFunction: Map<string, number>;
 }
+
+const add = (m: Map<string, number>, k: string, v: number): void => {
+  m.set(k, (m.get(k) ?? 0) + v);
+};
 
 const byPid = new Map<number, { window: BenchWindow; tally: Tally }[]>();
 const tallies = new Map<string, Tally>();
@@ -75,7 +115,15 @@ for (const line of readFileSync(windowsFile, 'utf8').split('\n')) {
   if (count <= skip) continue;
   let tally = tallies.get(key);
   if (!tally) {
-    tally = { windows: [], ops: 0, span: 0, ns: new Map(), writePathNs: { kernel: 0, user: 0 } };
+    tally = {
+      windows: [],
+      ops: 0,
+      span: 0,
+      ns: new Map(),
+      writePathNs: { kernel: 0, user: 0 },
+      bySource: new Map(),
+      byFunction: new Map(),
+    };
     tallies.set(key, tally);
   }
   tally.windows.push(w);
@@ -88,8 +136,12 @@ function record(pid: number, tid: number, atMs: number, periodNs: number, frames
   const tally = byPid.get(pid)?.find((e) => atMs >= e.window.start && atMs <= e.window.end)?.tally;
   if (!tally) return;
   const thread = tid === pid ? 'main' : 'other threads';
-  const key = `${thread} / ${layerOf(frames)}`;
-  tally.ns.set(key, (tally.ns.get(key) ?? 0) + periodNs);
+  add(tally.ns, `${thread} / ${layerOf(frames)}`, periodNs);
+  if (topFunctions > 0 && thread === 'main') {
+    const [source, fn] = innermostFunction(frames);
+    add(tally.bySource, source, periodNs);
+    if (fn) add(tally.byFunction, `${source} | ${fn}`, periodNs);
+  }
   // node's socket write path (StreamBase::Writev and what it calls): what the V8 profiler names `writev`.
   if (thread === 'main' && frames.some((f) => f.includes('StreamBase::Writev')))
     tally.writePathNs[frames[0]?.includes('[kernel.kallsyms]') ? 'kernel' : 'user'] += periodNs;
@@ -133,4 +185,11 @@ for (const [key, t] of tallies) {
   console.log(
     `  node's socket writes (StreamBase::Writev and below, main thread): ${us(w.kernel + w.user, t.ops)} µs, of which the kernel ${us(w.kernel, t.ops).trim()}`,
   );
+  if (topFunctions === 0) continue;
+  console.log("  main thread, by the innermost JavaScript function's source:");
+  for (const [k, v] of [...t.bySource].sort((a, b) => b[1] - a[1]))
+    if (v / 1000 / t.ops >= 0.05) console.log(`  ${us(v, t.ops)}  ${k}`);
+  console.log(`  the ${topFunctions} functions that cost most (with what they called natively):`);
+  for (const [k, v] of [...t.byFunction].sort((a, b) => b[1] - a[1]).slice(0, topFunctions))
+    console.log(`  ${us(v, t.ops)}  ${k}`);
 }
