@@ -255,6 +255,7 @@ export type PublishRate = Measured & {
 
 /** Durable publishes/s against the hub, or the same POSTs against a bare server, best of `settings`. */
 export async function publishRate(
+  arm: string,
   url: string,
   pid: number,
   token: string,
@@ -287,7 +288,18 @@ export async function publishRate(
       const m = await metered(pid, async () => {
         const started = now();
         await pool(total, c, send);
-        return total / ((now() - started) / 1000);
+        const end = now();
+        // Keyed by the concurrency in place of a fan-out size (lib/perf-summary.ts).
+        noteWindow({
+          arm: `${arm} publishes`,
+          n: c,
+          concurrency: c,
+          start: started,
+          end,
+          pid,
+          ops: total,
+        });
+        return total / ((end - started) / 1000);
       });
       const measured = {
         perSecond: m.value,

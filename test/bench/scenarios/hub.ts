@@ -268,14 +268,23 @@ const scenario: BenchScenario = {
       const settings = [BURST_PUBLISHES_IN_FLIGHT, 32, 64];
       const bare = receivers.url(0, '/bare');
       const p = await interleave(ROUNDS, {
-        hub: () => publishRate(h.url, h.child.pid!, token, h.url, total, settings),
-        bare: () => publishRate(bare, receivers.pid, token, h.url, total, settings),
-        floor: () => publishRate(floor.url, floor.child.pid!, '', h.url, total, settings),
-        checked: () => publishRate(checked.url, checked.child.pid!, token, h.url, total, settings),
+        hub: () => publishRate('hub', h.url, h.child.pid!, token, h.url, total, settings),
+        bare: () => publishRate('bare', bare, receivers.pid, token, h.url, total, settings),
+        floor: () => publishRate('floor', floor.url, floor.child.pid!, '', h.url, total, settings),
+        checked: () =>
+          publishRate('checked', checked.url, checked.child.pid!, token, h.url, total, settings),
         ...(b
           ? {
               base: () =>
-                publishRate(b.hub.url, b.hub.child.pid!, b.token, b.hub.url, total, settings),
+                publishRate(
+                  'base',
+                  b.hub.url,
+                  b.hub.child.pid!,
+                  b.token,
+                  b.hub.url,
+                  total,
+                  settings,
+                ),
             }
           : {}),
       } as Record<'hub' | 'bare' | 'base' | 'floor' | 'checked', () => Promise<PublishRate>>);
