@@ -4,7 +4,8 @@
 // (lib/profile-summary.ts) sees the main thread alone and charges a native call's whole time, the
 // kernel's included, to the JavaScript name that made it; this splits it, and counts the helper
 // threads (GC, compiler) too. The windows and their operation counts are the bench's own
-// (BENCH_WINDOWS, lib/measure.ts noteWindow), so the figures are per delivery like the bench's.
+// (BENCH_WINDOWS, lib/measure.ts noteWindow), so the figures are per delivery like the bench's: each
+// arm's fan-out bursts by size, and its publish rounds as "<arm> publishes" by concurrency.
 // Usage:
 //   BENCH_WINDOWS=/tmp/w.jsonl perf record -a -k CLOCK_REALTIME -e cpu-clock -F 2000 -g \
 //     -o /tmp/perf.data -- pnpm bench hub.ts
@@ -15,7 +16,8 @@
 // its stack (with what it called natively: a `writev` counts for the stream code that made it) and
 // sums those by source (our packages by directory, undici, node's modules), with the <top> functions
 // (default 25). It needs the JIT's symbols: run the bench with NODE_OPTIONS=--perf-basic-prof, so
-// every node process writes /tmp/perf-<pid>.map for `perf script`. A map is not updated when V8
+// every node process writes /tmp/perf-<pid>.map for `perf script` (and an isolate-*-v8.log in its
+// working directory, to delete). A map is not updated when V8
 // reuses an address, so a few samples carry a wrong name; read single small entries with care.
 import { createReadStream, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -27,7 +29,9 @@ const skip = Number(args.find((a) => a.startsWith('--skip='))?.slice(7) ?? 0);
 const bySourceArg = args.find((a) => a === '--by-source' || a.startsWith('--by-source='));
 const topFunctions = bySourceArg ? Number(bySourceArg.split('=')[1] ?? 25) : 0;
 if (!perfText || !windowsFile) {
-  console.error('usage: perf-summary.ts <perf script output> <windows.jsonl> [--skip=<k>]');
+  console.error(
+    'usage: perf-summary.ts <perf script output> <windows.jsonl> [--skip=<k>] [--by-source[=<top>]]',
+  );
   process.exit(2);
 }
 
