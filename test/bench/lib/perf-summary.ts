@@ -17,8 +17,10 @@
 // sums those by source (our packages by directory, undici, node's modules), with the <top> functions
 // (default 25). It needs the JIT's symbols: run the bench with NODE_OPTIONS=--perf-basic-prof, so
 // every node process writes /tmp/perf-<pid>.map for `perf script` (and an isolate-*-v8.log in its
-// working directory, to delete). A map is not updated when V8
-// reuses an address, so a few samples carry a wrong name; read single small entries with care.
+// working directory, to delete). Two ways a sample gets a wrong name: a map is not updated when V8
+// reuses an address, and perf's frame-pointer unwinding goes astray through native code built
+// without them (SQLite's statements, so the publish path's commits land on whatever name held that
+// address). Read single small entries, and any path heavy in SQLite, with care.
 import { createReadStream, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { BenchWindow } from './measure.js';
