@@ -3,7 +3,7 @@
 // deliveries), the hub (its CLI, optionally under --cpu-prof), the admin CLI, and the notification
 // bodies and subscription helpers the arms share.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { createWriteStream, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,6 +35,9 @@ export const CONNECTIONS_PER_ORIGIN = 16;
 export const HUB_IN_FLIGHT = 256; // the hub's default --max-in-flight
 // BENCH_ROUNDS=<n> runs more rounds where a difference of a few per cent must be told from noise.
 export const ROUNDS = Number(process.env.BENCH_ROUNDS) || 3;
+// Full rounds of every arm run and thrown away first (measure.ts warmUp); BENCH_WARM_UP_ROUNDS=0
+// leaves them out (a quick look, not a figure to quote).
+export const WARM_UP_ROUNDS = Number(process.env.BENCH_WARM_UP_ROUNDS ?? 3);
 
 // The receivers (child process, plain JavaScript): echo verification challenges, count deliveries,
 // optionally record (tag, receipt time) pairs, and report when a count is reached.
@@ -252,8 +255,17 @@ export async function startHubChild(
       env: { ...process.env, BENCH_PROBE_NAME: name },
     },
   );
+  const lines = createInterface({ input: child.stdout! });
+  // BENCH_HUB_STDOUT=<prefix>: every line the hub prints, stamped with the time (ms since the
+  // epoch), into <prefix>.<name>, so V8's --trace-opt and --trace-deopt output
+  // (BENCH_HUB_NODE_FLAGS) can be laid against the measured windows (lib/jit-summary.ts).
+  const trace = process.env.BENCH_HUB_STDOUT;
+  if (trace) {
+    const out = createWriteStream(`${trace}.${name}`);
+    lines.on('line', (l) => out.write(`${Date.now()} ${l}\n`));
+  }
   const url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+    lines.on('line', (line) => {
       if (line.includes('"hub.listening"'))
         resolve(String((JSON.parse(line) as { url: string }).url));
     });

@@ -2,7 +2,7 @@
 // each measured window (lib/measure.ts noteWindow), the measured process's deliveries in flight and
 // its event-loop utilization: mean `open` (created, queued in undici or on a socket), mean `wire` (on
 // a socket), the share of samples with fewer than 8 on the wire, mean ELU, and mean `wire` per tenth
-// of the window (ramp-up and tail). The first window of each arm and size is the warm-up.
+// of the window (ramp-up and tail). Warm-up windows (measure.ts warmUp) are marked so.
 // Usage: node --import tsx test/bench/lib/inflight-summary.ts <dir>
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -51,7 +51,7 @@ for (const w of windows) {
     ).toFixed(0),
   );
   rows.push(
-    `| ${w.arm} | ${w.n} | ${w.concurrency ?? ''} | ${(len / 1000).toFixed(2)} | ` +
+    `| ${w.arm}${w.warmUp ? ' (warm-up)' : ''} | ${w.n} | ${w.concurrency ?? ''} | ${(len / 1000).toFixed(2)} | ` +
       `${mean(inside.map((s) => s[1]!)).toFixed(1)} | ${mean(inside.map((s) => s[2]!)).toFixed(1)} | ` +
       `${((100 * inside.filter((s) => s[2]! < 8).length) / Math.max(1, inside.length)).toFixed(0)} % | ` +
       `${mean(inside.map((s) => s[3]!)).toFixed(2)} | ` +

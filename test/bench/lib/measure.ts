@@ -144,6 +144,29 @@ export async function interleave<K extends string, T>(
   return out;
 }
 
+let warmingUp = false;
+
+/**
+ * Runs every arm `rounds` times before the measured rounds, the results thrown away. A process's
+ * JIT takes thousands of operations to tier up, more in a process with more code on its path. With
+ * `--trace-opt` (lib/jit-summary.ts), V8 spent 0.70, 0.23, 0.06, 0.02 and 0.01 s compiling the
+ * hub's code in its first five 2,000-delivery rounds to 1 subscriber (the per-delivery functions
+ * among them in the third), 0.46 and 0.08 s in its first two 20,000-delivery rounds to 10, under
+ * 0.01 s from the third on. An arm measured while it still compiles is measured at a cost it does
+ * not pay running. The windows noted meanwhile carry `warmUp: true`.
+ */
+export async function warmUp<K extends string>(
+  rounds: number,
+  arms: Record<K, (round: number) => Promise<unknown>>,
+): Promise<void> {
+  warmingUp = true;
+  try {
+    for (let r = 0; r < rounds; r++) for (const k of Object.keys(arms) as K[]) await arms[k](r);
+  } finally {
+    warmingUp = false;
+  }
+}
+
 /** Runs `total` tasks with at most `concurrency` in flight. */
 export async function pool(
   total: number,
@@ -192,6 +215,8 @@ export interface BenchWindow {
   /** The measured process, and the operations (deliveries) the window counted. */
   readonly pid: number;
   readonly ops: number;
+  /** Run by `warmUp`: not measured, and the summaries leave it out. */
+  readonly warmUp?: boolean;
 }
 
 /**
@@ -200,7 +225,7 @@ export interface BenchWindow {
  * BENCH_WINDOWS=<file> into that file for lib/perf-summary.ts.
  */
 export function noteWindow(w: BenchWindow): void {
-  const line = `${JSON.stringify(w)}\n`;
+  const line = `${JSON.stringify(warmingUp ? { ...w, warmUp: true } : w)}\n`;
   const dir = process.env.BENCH_INFLIGHT;
   if (dir) appendFileSync(`${dir}/windows.jsonl`, line);
   if (process.env.BENCH_WINDOWS) appendFileSync(process.env.BENCH_WINDOWS, line);

@@ -11,7 +11,8 @@
 //     -o /tmp/perf.data -- pnpm bench hub.ts
 //   perf script -i /tmp/perf.data -F pid,tid,time,period,ip,sym,dso > /tmp/perf.txt
 //   node --import tsx test/bench/lib/perf-summary.ts /tmp/perf.txt /tmp/w.jsonl [--skip=1]
-// --skip=<k> leaves out each arm's first k windows at each size (a first round still tiering up).
+// Warm-up windows (measure.ts warmUp) are always left out; --skip=<k> also leaves out each arm's
+// first k measured windows at each size.
 // --by-source[=<top>] also charges each main-thread sample to the innermost JavaScript function on
 // its stack (with what it called natively: a `writev` counts for the stream code that made it) and
 // sums those by source (our packages by directory, undici, node's modules), with the <top> functions
@@ -114,7 +115,7 @@ const seen = new Map<string, number>();
 for (const line of readFileSync(windowsFile, 'utf8').split('\n')) {
   if (!line.trim()) continue;
   const w = JSON.parse(line) as BenchWindow;
-  if (w.pid === undefined || w.ops === undefined) continue;
+  if (w.pid === undefined || w.ops === undefined || w.warmUp) continue;
   const key = `${w.arm} at ${w.n}`;
   const count = (seen.get(key) ?? 0) + 1;
   seen.set(key, count);

@@ -29,6 +29,7 @@ import {
   percentile,
   pool,
   spread,
+  warmUp,
 } from '../lib/measure.js';
 import {
   activeSubscriptions,
@@ -41,6 +42,7 @@ import {
   startFloorHub,
   startHubChild,
   waitUntil,
+  WARM_UP_ROUNDS,
   type HubChild,
 } from '../lib/hub-processes.js';
 import {
@@ -176,35 +178,19 @@ const scenario: BenchScenario = {
         const headers = { 'content-type': 'application/xml', link: linkFor(topic, h.url) };
         const deliveries = Math.round((n === 1 ? 2_000 : 20_000) * ctx.scale);
         const perCallback = Math.max(5, Math.round(deliveries / n));
-        // Warm-up for both (JIT, connections), not counted.
-        await hubBurst(h, token, receivers, topic, n, Math.max(2, Math.round(perCallback / 5)));
-        if (b)
-          await hubBurst(b.hub, b.token, receivers, topic, n, Math.round(perCallback / 5) || 2);
-        await hubBurst(floor, '', receivers, topic, n, Math.max(2, Math.round(perCallback / 5)));
-        await hubBurst(
-          checked,
-          token,
-          receivers,
-          topic,
-          n,
-          Math.max(2, Math.round(perCallback / 5)),
-        );
-        await rawFanOut(
-          raw,
-          receivers,
-          callbacks,
-          Math.max(2, Math.round(perCallback / 5)),
-          body,
-          headers,
-        );
-        ctx.log(`fan-out to ${n}: ${ROUNDS} interleaved rounds`);
-        const r = await interleave(ROUNDS, {
+        const arms = {
           hub: () => hubBurst(h, token, receivers, topic, n, perCallback),
           ...(b ? { base: () => hubBurst(b.hub, b.token, receivers, topic, n, perCallback) } : {}),
           raw: () => rawFanOut(raw, receivers, callbacks, perCallback, body, headers),
           floor: () => hubBurst(floor, '', receivers, topic, n, perCallback),
           checked: () => hubBurst(checked, token, receivers, topic, n, perCallback),
-        } as Record<'hub' | 'base' | 'raw' | 'floor' | 'checked', () => Promise<Measured>>);
+        } as Record<'hub' | 'base' | 'raw' | 'floor' | 'checked', () => Promise<Measured>>;
+        // Not counted: every arm's JIT tiers up, its connections open (measure.ts warmUp).
+        ctx.log(
+          `fan-out to ${n}: ${WARM_UP_ROUNDS} warm-up rounds, then ${ROUNDS} interleaved rounds`,
+        );
+        await warmUp(WARM_UP_ROUNDS, arms);
+        const r = await interleave(ROUNDS, arms);
         const hs = summary(r.hub);
         const rs = summary(r.raw);
         if (n === 1) oneSubscriber = { hub: r.hub, raw: r.raw };
@@ -238,7 +224,7 @@ const scenario: BenchScenario = {
           ratio: hs.rate.median / rs.rate.median,
           target: FAN_OUT_TARGET[n],
           note:
-            `${perCallback * n} deliveries a round; publish -> durable store -> scheduler -> POST, first publish to last receipt (CPU and writes metered until ${BURST_SETTLE_MS} ms after it, past the cursor batch); ` +
+            `${perCallback * n} deliveries a round, after ${WARM_UP_ROUNDS} warm-up rounds of every arm; publish -> durable store -> scheduler -> POST, first publish to last receipt (CPU and writes metered until ${BURST_SETTLE_MS} ms after it, past the cursor batch); ` +
             `per-round ratios ${describeSpread(ratios)}; raw: ${CONNECTIONS_PER_ORIGIN} connections per origin like the hub's pool, ` +
             `one POST in flight per callback, best of concurrency ${rawSettings(n).join('/')} (won: ${r.raw.map((m) => m.concurrency).join(',')}); ` +
             `the hub wrote ${hs.writtenKiB.toFixed(2)} KiB per delivery to storage (/proc/<pid>/io); ` +
@@ -263,11 +249,11 @@ const scenario: BenchScenario = {
       }
 
       if (process.env.BENCH_HUB_SKIP_PUBLISH) return rows;
-      ctx.log(`publish rate: ${ROUNDS} interleaved rounds`);
+      ctx.log(`publish rate: a warm-up round, then ${ROUNDS} interleaved rounds`);
       const total = Math.round(10_000 * ctx.scale);
       const settings = [BURST_PUBLISHES_IN_FLIGHT, 32, 64];
       const bare = receivers.url(0, '/bare');
-      const p = await interleave(ROUNDS, {
+      const publishArms = {
         hub: () => publishRate('hub', h.url, h.child.pid!, token, h.url, total, settings),
         bare: () => publishRate('bare', bare, receivers.pid, token, h.url, total, settings),
         floor: () => publishRate('floor', floor.url, floor.child.pid!, '', h.url, total, settings),
@@ -287,7 +273,10 @@ const scenario: BenchScenario = {
                 ),
             }
           : {}),
-      } as Record<'hub' | 'bare' | 'base' | 'floor' | 'checked', () => Promise<PublishRate>>);
+      } as Record<'hub' | 'bare' | 'base' | 'floor' | 'checked', () => Promise<PublishRate>>;
+      // One round of 3 x 10,000 publishes is warm-up enough even with no fan-out before it.
+      await warmUp(1, publishArms);
+      const p = await interleave(ROUNDS, publishArms);
       const ph = summary(p.hub);
       const pb = summary(p.bare);
       if (b) {
