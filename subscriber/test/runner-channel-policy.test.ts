@@ -3,10 +3,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  ACTIVATION_SETTLE_READS,
+  activationSettling,
   channelChange,
   pollRediscoveryIntervalMs,
   rediscoverBeforeRenewal,
   rediscoveryDue,
+  type ActivationFacts,
   type ChannelFacts,
 } from '../src/runner/index.js';
 import type { SubscriptionAction } from '../src/subscription/index.js';
@@ -57,4 +60,35 @@ test('polling mode looks for a restored channel every tenth poll, within [pollIn
   assert.equal(pollRediscoveryIntervalMs(3_600_000), 3_600_000);
   assert.equal(rediscoveryDue(300_000, 0, 30_000), true);
   assert.equal(rediscoveryDue(299_999, 0, 30_000), false);
+});
+
+test('WS-8, WH-9, M-7: after a fresh activation the lists are read again until they prove past it', () => {
+  const settleBy = 10_000;
+  const base: ActivationFacts = {
+    positionMs: 9_000,
+    settleByMs: settleBy,
+    reads: 0,
+    delivered: false,
+  };
+  const rows: [string, Partial<ActivationFacts>, string][] = [
+    ['position short of settleBy: read again', {}, 'read-again'],
+    ['position at settleBy: proven', { positionMs: settleBy }, 'settled'],
+    ['position past settleBy: proven', { positionMs: settleBy + 1 }, 'settled'],
+    ['a delivery arrived: the ordering sees any gap (RN-5)', { delivered: true }, 'settled'],
+    [
+      'no position to move (waiting for the first notification)',
+      { positionMs: undefined },
+      'settled',
+    ],
+    ['one read left', { reads: ACTIVATION_SETTLE_READS - 1 }, 'read-again'],
+    ['reads ran out, nothing proven', { reads: ACTIVATION_SETTLE_READS }, 'unproven'],
+    [
+      'reads ran out but proven',
+      { reads: ACTIVATION_SETTLE_READS, positionMs: settleBy },
+      'settled',
+    ],
+    ['not established yet (-Infinity)', { positionMs: -Infinity }, 'read-again'],
+  ];
+  for (const [name, patch, want] of rows)
+    assert.equal(activationSettling({ ...base, ...patch }).kind, want, name);
 });

@@ -28,6 +28,11 @@ export interface FakeHubBehaviour {
   leaseSeconds?: number;
   /** Signature on deliveries: correct, wrong secret, or none. */
   signing: 'correct' | 'wrong' | 'none';
+  /**
+   * Keep a confirmed subscription pending until activate(), as a hub does until its store has it:
+   * a fat ping relayed meanwhile reaches nobody.
+   */
+  holdActivation: boolean;
 }
 
 export interface FakeHub {
@@ -40,6 +45,8 @@ export interface FakeHub {
   readonly deliveries: { callback: string; status: number }[];
   /** Deliver a body to every active subscription of `topic` (the fat ping path uses this too). */
   deliver(topic: string, body: Buffer, link?: string): Promise<void>;
+  /** Activates the subscriptions holdActivation kept pending. */
+  activate(): void;
   close(): Promise<void>;
 }
 
@@ -56,6 +63,7 @@ export async function startFakeHub(initial: Partial<FakeHubBehaviour> = {}): Pro
     verifyBeforeAnswer: false,
     deny: false,
     signing: 'correct',
+    holdActivation: false,
     ...initial,
   };
   const requests: Record<string, string>[] = [];
@@ -94,7 +102,7 @@ export async function startFakeHub(initial: Partial<FakeHubBehaviour> = {}): Pro
         topic,
         ...(params['hub.secret'] ? { secret: params['hub.secret'] } : {}),
         leaseSeconds: lease,
-        state: ok ? 'active' : 'failed',
+        state: ok ? (behaviour.holdActivation ? 'pending' : 'active') : 'failed',
       };
       if (existing) Object.assign(existing, rec);
       else subscriptions.push(rec);
@@ -174,6 +182,9 @@ export async function startFakeHub(initial: Partial<FakeHubBehaviour> = {}): Pro
     subscriptions,
     deliveries,
     deliver,
+    activate() {
+      for (const sub of subscriptions) if (sub.state === 'pending') sub.state = 'active';
+    },
     async close() {
       await chain.catch(() => undefined);
       server.closeAllConnections();

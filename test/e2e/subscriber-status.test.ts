@@ -7,6 +7,7 @@ import { request } from 'undici';
 import { readStatus, startSubscriber } from '@rsnotify/subscriber';
 import { startSourceSimulator } from '../src/source-simulator/index.js';
 import { waitFor } from '../src/harness/index.js';
+import { captureLog } from './subscriber-log-capture.js';
 import { isSyncedTo, startE2EHub, subscriberConfig, workspace } from './subscriber-helpers.js';
 
 async function get(url: string, headers: Record<string, string> = {}) {
@@ -27,7 +28,8 @@ test('/status.json equals status --json; statusToken guards /status; statusListe
     {},
     { statusToken, statusListen: { host: '127.0.0.1', port: 0 } },
   );
-  const sub = await startSubscriber(cfg);
+  const log = captureLog();
+  const sub = await startSubscriber(cfg, { logger: log.logger });
   t.after(async () => {
     await sub.close();
     await sim.close();
@@ -55,6 +57,13 @@ test('/status.json equals status --json; statusToken guards /status; statusListe
     what: 'nothing buffered',
     timeoutMs: 60_000,
   });
+  // After the activation the lists are read again until they prove the position past it (M-7):
+  // wait for that to end too, so that no catch-up runs between the two reads.
+  await waitFor(
+    () =>
+      log.events('subscription.activation_settled', 'subscription.activation_unproven').length > 0,
+    { what: 'the activation settled', timeoutMs: 60_000 },
+  );
 
   for (const path of ['/status', '/status.json', '/status.css']) {
     assert.equal((await get(`${statusBase}${path}`)).status, 401, `${path} without the token`);

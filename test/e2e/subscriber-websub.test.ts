@@ -147,13 +147,35 @@ test('WS-10: a denial is recorded and reported, and not retried in a loop', asyn
   assert.equal(r.hub.requests.length, count);
 });
 
+test('WS-8, WH-9, M-7: a notification the hub accepted before activating the subscription comes from the Change Lists', async (t) => {
+  const log = captureLog();
+  // gapTimeout is the time the hub is taken to activate us by; the steps below take far less.
+  const r = await rig(t, { holdActivation: true }, { gapTimeout: '3s' }, log);
+  await waitFor(() => log.events(...CATCH_UP_END_EVENTS).some((e) => e.reason === 'resubscribed'), {
+    what: 'the catch-up at the verification',
+  });
+  // Confirmed, and held: the hub has not activated us yet.
+  await waitFor(() => r.hub.subscriptions[0]?.state === 'pending', { what: 'confirmed, held' });
+  const before = (await r.sub.status())[0]!.syncedUntil;
+  await r.sim.changeBatch(2);
+  await r.sim.flush();
+  r.hub.activate();
+  await converged(r, 'the change published before the activation applied');
+  assert.equal(r.hub.deliveries.length, 0, 'nothing was delivered: the lists brought it');
+  assert.notEqual((await r.sub.status())[0]!.syncedUntil, before);
+  await waitFor(() => log.events('subscription.activation_settled').length > 0, {
+    what: 'the settling logged',
+  });
+  assert.equal(log.events('subscription.activation_unproven').length, 0);
+});
+
 test('WS-15: deliveries with a wrong signature are answered 2xx but not applied, and counted', async (t) => {
   const log = captureLog();
   const r = await rig(t, { signing: 'wrong' }, {}, log);
-  // The position settles once the catch-up that follows the first verification has ended (M-7):
-  // until then it may still move, so wait for that outcome before taking it.
-  await waitFor(() => log.events(...CATCH_UP_END_EVENTS).some((e) => e.reason === 'resubscribed'), {
-    what: 'the catch-up after the verification',
+  // The position settles once the lists have proved it past the activation (M-7): until then it
+  // may still move, so wait for that outcome before taking it.
+  await waitFor(() => log.events('subscription.activation_settled').length > 0, {
+    what: 'the position settled after the activation',
   });
   const before = (await r.sub.status())[0]!.syncedUntil;
   assert.ok(before, 'a position after the baseline');

@@ -3,6 +3,25 @@
 // "Log events" list names the same events: test/log-events.test.ts fails when the two drift.
 // A new event is added here first; its name is `area.what` in snake_case.
 
+/** A subscribe request the hub refused, or could not be reached for. */
+interface RefusedSubscribe {
+  status?: number | undefined;
+  body?: string | undefined;
+  error?: string | undefined;
+  subscriptionId: number;
+  hub: string;
+  topic: string;
+  reason: string;
+  attempt: number;
+}
+
+/** How the Change List reads after a fresh activation ended (runner/channel-policy.ts). */
+interface ActivationSettling {
+  subscriptionId: number;
+  reads: number;
+  syncedUntil?: string | undefined;
+}
+
 export interface SubscriberLogEvents {
   'apply.failed': {
     inboxId: number;
@@ -248,6 +267,8 @@ export interface SubscriberLogEvents {
     subscriptionId: number;
     why: string;
   };
+  'subscription.activation_settled': ActivationSettling;
+  'subscription.activation_unproven': ActivationSettling;
   'subscription.denied': {
     source: string;
     subscriptionId: number;
@@ -262,26 +283,8 @@ export interface SubscriberLogEvents {
   'subscription.expired': {
     subscriptionId: number;
   };
-  'subscription.hub_unreachable': {
-    status?: number | undefined;
-    body?: string | undefined;
-    error?: string | undefined;
-    subscriptionId: number;
-    hub: string;
-    topic: string;
-    reason: string;
-    attempt: number;
-  };
-  'subscription.rejected': {
-    status?: number | undefined;
-    body?: string | undefined;
-    error?: string | undefined;
-    subscriptionId: number;
-    hub: string;
-    topic: string;
-    reason: string;
-    attempt: number;
-  };
+  'subscription.hub_unreachable': RefusedSubscribe;
+  'subscription.rejected': RefusedSubscribe;
   'subscription.requested': {
     status: number;
     redirectedTo?: string | undefined;
@@ -379,6 +382,8 @@ export const SUBSCRIBER_LOG_EVENTS = Object.keys({
   'subscriber.stopped': true,
   'subscriber.stopping': true,
   'subscription.abandoned': true,
+  'subscription.activation_settled': true,
+  'subscription.activation_unproven': true,
   'subscription.denied': true,
   'subscription.error': true,
   'subscription.expired': true,

@@ -57,3 +57,40 @@ export function pollRediscoveryIntervalMs(pollIntervalMs: number): number {
 export function rediscoveryDue(now: number, discoveredAt: number, pollIntervalMs: number): boolean {
   return now - discoveredAt >= pollRediscoveryIntervalMs(pollIntervalMs);
 }
+
+/** How many times at most the lists are read after a fresh activation (activationSettling). */
+export const ACTIVATION_SETTLE_READS = 10;
+
+/** What is known, one gapTimeout after another, since a fresh subscription became active. */
+export interface ActivationFacts {
+  /** The position now (epoch ms); undefined when none is established. */
+  readonly positionMs: number | undefined;
+  /** Our answer to the verification plus gapTimeout: the hub is taken to have activated us by then. */
+  readonly settleByMs: number;
+  /** Reads of the lists made so far for the settling. */
+  readonly reads: number;
+  /** A delivery arrived since the activation. */
+  readonly delivered: boolean;
+}
+
+export type ActivationSettling =
+  | { readonly kind: 'read-again' }
+  /** The lists prove the position past settleBy, or a delivery arrived, or no position to move. */
+  | { readonly kind: 'settled' }
+  /** The reads ran out before the lists proved anything past settleBy. */
+  | { readonly kind: 'unproven' };
+
+/**
+ * The hub activates a subscription once our answer to its verification reaches it (WS-8, WH-9); a
+ * notification it accepted before that is not delivered to us, and the catch-up at the activation may
+ * have read the Change Lists before the Source listed it. Nothing would show that gap until the next
+ * delivery, so the lists are read again every gapTimeout until they prove the position past the time
+ * the hub is taken to have activated us by (the time a missing notification is given anywhere, M-7).
+ * A delivery ends it: a notification the hub accepted earlier comes before it, so the ordering sees
+ * the gap and closes it (RN-5).
+ */
+export function activationSettling(f: ActivationFacts): ActivationSettling {
+  if (f.delivered || f.positionMs === undefined || f.positionMs >= f.settleByMs)
+    return { kind: 'settled' };
+  return f.reads >= ACTIVATION_SETTLE_READS ? { kind: 'unproven' } : { kind: 'read-again' };
+}

@@ -10,10 +10,13 @@ export {
   type Timers,
 } from './runtime.js';
 export {
+  ACTIVATION_SETTLE_READS,
+  activationSettling,
   channelChange,
   pollRediscoveryIntervalMs,
   rediscoverBeforeRenewal,
   rediscoveryDue,
+  type ActivationFacts,
   type ChannelChange,
   type ChannelFacts,
 } from './channel-policy.js';

@@ -19,6 +19,7 @@ import { SubscriberError } from '../errors/index.js';
 import { takeBaseline } from './baseline-step.js';
 import type { CatchUpOutcome } from './catch-up-step.js';
 import { ChannelUpkeep } from './channel.js';
+import { activationSettling } from './channel-policy.js';
 import { RunnerContext } from './context.js';
 import { receiveRow } from './notifications.js';
 import { catchUpToNow, establishWithRetry } from './position.js';
@@ -29,6 +30,8 @@ export class SourceRunner {
   private readonly ctx: RunnerContext;
   private readonly channel: ChannelUpkeep;
   private hooks?: HookRunner;
+  /** Deliveries committed since the daemon started (the activation settling watches for one). */
+  private deliveries = 0;
 
   constructor(
     private readonly rt: Runtime,
@@ -143,16 +146,63 @@ export class SourceRunner {
   subscriptionChanged(rec: SubscriptionRecord): void {
     const { ctx } = this;
     this.channel.reconcileSubscription();
+    if (rec.state !== 'active' || rec.renewsId !== undefined) return;
     // M-7: after a lapse (expiry, denial, downtime) notifications may have been missed.
-    if (rec.state === 'active' && rec.renewsId === undefined)
-      ctx.enqueue(async () => {
-        if (ctx.ready) await catchUpToNow(ctx, 'resubscribed');
+    ctx.enqueue(async () => {
+      if (ctx.ready) await catchUpToNow(ctx, 'resubscribed');
+    });
+    this.settleActivation(rec.id, ctx.now() + ctx.opts.gapTimeoutMs, this.deliveries, 0);
+  }
+
+  /** Reads the lists again after a fresh activation until they prove past it (channel-policy.ts). */
+  private settleActivation(
+    subscriptionId: number,
+    settleByMs: number,
+    deliveriesBefore: number,
+    reads: number,
+  ): void {
+    const { ctx } = this;
+    const settling = (readsSoFar: number) =>
+      activationSettling({
+        positionMs: ctx.ready ? ctx.ordering.syncedUntil?.epochMs : -Infinity,
+        settleByMs,
+        reads: readsSoFar,
+        delivered: this.deliveries > deliveriesBefore,
       });
+    ctx.timers.later('activation-settle', ctx.opts.gapTimeoutMs, () =>
+      ctx.enqueue(async () => {
+        let readsDone = reads;
+        let next = settling(readsDone);
+        if (next.kind === 'read-again') {
+          if (ctx.ready) await catchUpToNow(ctx, 'resubscribed');
+          readsDone++;
+          next = settling(readsDone);
+          if (next.kind === 'read-again')
+            return this.settleActivation(subscriptionId, settleByMs, deliveriesBefore, readsDone);
+        }
+        const fields = {
+          subscriptionId,
+          reads: readsDone,
+          syncedUntil: ctx.ordering.syncedUntil?.lexical,
+        };
+        if (next.kind === 'settled')
+          ctx.log.info(
+            { event: 'subscription.activation_settled', ...fields },
+            'subscription.activation_settled',
+          );
+        else
+          ctx.log.warn(
+            { event: 'subscription.activation_unproven', ...fields },
+            'subscription.activation_unproven',
+          );
+      }),
+    );
   }
 
   /** A delivery was committed to the inbox. */
   delivered(id: number, body: Buffer, receivedAt: number): void {
     const { ctx } = this;
+    this.deliveries++;
     ctx.enqueue(async () => {
       if (!ctx.ready) return; // establishPosition() reads the inbox when it is done
       await receiveRow(ctx, id, body, receivedAt);
