@@ -16,7 +16,7 @@ interface RefusedSubscribe {
 }
 
 /** How the Change List reads after a fresh activation ended (runner/channel-policy.ts). */
-interface ActivationSettling {
+interface ActivationSettlingEnd {
   subscriptionId: number;
   reads: number;
   syncedUntil?: string | undefined;
@@ -267,8 +267,8 @@ export interface SubscriberLogEvents {
     subscriptionId: number;
     why: string;
   };
-  'subscription.activation_settled': ActivationSettling;
-  'subscription.activation_unproven': ActivationSettling;
+  'subscription.activation_settled': ActivationSettlingEnd;
+  'subscription.activation_unproven': ActivationSettlingEnd;
   'subscription.denied': {
     source: string;
     subscriptionId: number;

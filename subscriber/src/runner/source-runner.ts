@@ -164,6 +164,7 @@ export class SourceRunner {
     const { ctx } = this;
     const settling = (readsSoFar: number) =>
       activationSettling({
+        // Not established yet: nothing proven, so read again (the read is skipped, and counted).
         positionMs: ctx.ready ? ctx.ordering.syncedUntil?.epochMs : -Infinity,
         settleByMs,
         reads: readsSoFar,
