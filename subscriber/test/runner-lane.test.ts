@@ -41,7 +41,7 @@ test('lane: a step that trails its writes lets the next step run; settled() wait
   assert.deepEqual(log.of('runner.error'), []);
 });
 
-test('lane: each step starts on a turn of the event loop of its own, so waiting I/O goes first', async () => {
+test('lane: a step queued behind another starts on a turn of the event loop of its own, so waiting I/O goes first', async () => {
   const lane = new Lane(createLogger('info', logLines().sink), () => false);
   const order: string[] = [];
   lane.enqueue(async () => {
@@ -54,6 +54,23 @@ test('lane: each step starts on a turn of the event loop of its own, so waiting 
   });
   await lane.settled();
   assert.deepEqual(order, ['step 1', 'request', 'step 2']);
+});
+
+test('lane: a step given to an idle lane starts at once, before the next turn of the event loop', async () => {
+  const lane = new Lane(createLogger('info', logLines().sink), () => false);
+  const order: string[] = [];
+  const nextTurn = () => new Promise((r) => setImmediate(r));
+  for (const round of [1, 2]) {
+    // Stands for a request already waiting on the loop when the step is given.
+    setImmediate(() => order.push(`request ${round}`));
+    lane.enqueue(async () => {
+      order.push(`step ${round}`);
+    });
+    await lane.settled();
+    await nextTurn();
+  }
+  // Round 2 finds the lane idle again after round 1's step.
+  assert.deepEqual(order, ['step 1', 'request 1', 'step 2', 'request 2']);
 });
 
 test('lane: onIdle is told once the last queued step has finished with writes still committing', async () => {
