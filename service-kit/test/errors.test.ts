@@ -36,6 +36,38 @@ test('the service-kit catalog lists exactly the pinned codes; waitFor times out 
   );
 });
 
+test('waitFor: on timeout, describe() puts the state the probe refused into the error, or says it failed', async () => {
+  let reads = 0;
+  await assert.rejects(
+    waitFor(() => false, {
+      timeoutMs: 30,
+      intervalMs: 5,
+      what: 'synced',
+      describe: async () => ({ syncedUntil: '2026-12-06T04:00:00Z', reads: ++reads }),
+    }),
+    (err: unknown) =>
+      err instanceof WaitTimeoutError &&
+      err.message.includes('waiting for synced') &&
+      err.message.includes('state: {"syncedUntil":"2026-12-06T04:00:00Z","reads":1}'),
+  );
+  assert.equal(reads, 1, 'described once, at the timeout');
+  await assert.rejects(
+    waitFor(() => false, {
+      timeoutMs: 10,
+      intervalMs: 5,
+      describe: () => {
+        throw new Error('status port closed');
+      },
+    }),
+    (err: unknown) =>
+      err instanceof WaitTimeoutError &&
+      err.message.includes('state unknown (describe failed: status port closed)'),
+  );
+  let described = false;
+  await waitFor(() => true, { describe: () => (described = true) });
+  assert.equal(described, false, 'not called when the probe is satisfied');
+});
+
 test('the body-limit refusal codes are results (outcome), answered by the HTTP layer, not thrown', () => {
   const outcomes: readonly BodyRefusalCode[] = [
     'RSN_BODY_TOO_LARGE',

@@ -82,6 +82,17 @@ export function isSyncedTo(
   );
 }
 
+/**
+ * For waitFor's `describe`: what a wait on isSyncedTo saw at its timeout (the Source's last
+ * `until` and the subscriber's status), so that a CI failure shows which side stopped.
+ */
+export function syncState(
+  status: () => Promise<readonly SourceStatus[]>,
+  sim: Pick<SourceSimulator, 'lastUntil'>,
+): () => Promise<{ lastUntil: string | undefined; status: SourceStatus | undefined }> {
+  return async () => ({ lastUntil: sim.lastUntil(), status: (await status())[0] });
+}
+
 // ---- the hub for end-to-end runs
 
 export interface E2EHub {

@@ -10,9 +10,10 @@ import { waitFor } from '../src/harness/index.js';
 import {
   diffMirror,
   isSyncedTo,
+  type LiveRig,
   mirrorEquals,
   startLiveRig,
-  type LiveRig,
+  syncState,
 } from './subscriber-helpers.js';
 
 type Rig = LiveRig;
@@ -26,6 +27,7 @@ test('RN-11/RC-26: a hash mismatch is an error with a code, never kept, and the 
   await r.sim.flush();
   await waitFor(async () => isSyncedTo((await r.sub.status())[0], r.sim.lastUntil()), {
     what: 'first batch applied',
+    describe: syncState(() => r.sub.status(), r.sim),
   });
   const synced = (await r.sub.status())[0]!.syncedUntil!;
   r.sim.faults.corruptNext = 1;
@@ -53,6 +55,7 @@ test('RN-11/RC-26: a hash mismatch is an error with a code, never kept, and the 
     {
       what: 'converged after the Source serves the right bytes',
       timeoutMs: 40_000,
+      describe: syncState(() => r.sub.status(), r.sim),
     },
   );
 });
@@ -88,6 +91,7 @@ test('promise 4: URIs that would leave the mirror are refused; odd but legal nam
   await waitFor(async () => isSyncedTo((await r.sub.status())[0], r.sim.lastUntil()), {
     what: 'position passed the hostile changes',
     timeoutMs: 30_000,
+    describe: syncState(() => r.sub.status(), r.sim),
   });
   const snapshot = r.sim.snapshot();
   const hostileUris = [...snapshot.keys()].filter((uri) => hostile.some((h) => uri.endsWith(h)));

@@ -5,7 +5,13 @@ import assert from 'node:assert/strict';
 import { startSubscriber } from '@rsnotify/subscriber';
 import { startSourceSimulator } from '../src/source-simulator/index.js';
 import { waitFor } from '../src/harness/index.js';
-import { isSyncedTo, mirrorEquals, subscriberConfig, workspace } from './subscriber-helpers.js';
+import {
+  isSyncedTo,
+  mirrorEquals,
+  subscriberConfig,
+  syncState,
+  workspace,
+} from './subscriber-helpers.js';
 
 test('no channel in the Capability List: polling mode on the Change List, reported in status', async (t) => {
   const ws = await workspace('rsn-poll-');
@@ -28,6 +34,6 @@ test('no channel in the Capability List: polling mode on the Change List, report
     async () =>
       isSyncedTo((await sub.status())[0], sim.lastUntil()) &&
       (await mirrorEquals(ws.mirrorDir, sim.snapshot())),
-    { what: 'mirror follows the Change Lists' },
+    { what: 'mirror follows the Change Lists', describe: syncState(() => sub.status(), sim) },
   );
 });

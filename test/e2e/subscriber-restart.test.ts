@@ -13,6 +13,7 @@ import {
   mirrorEquals,
   startE2EHub,
   subscriberConfig,
+  syncState,
   workspace,
   writeConfigFile,
 } from './subscriber-helpers.js';
@@ -64,6 +65,7 @@ test('a subscriber killed with -9 mid-stream resumes its lease and position with
     {
       what: 'converged after kill -9',
       timeoutMs: 40_000,
+      describe: syncState(() => readStatus(cfg), sim),
     },
   ).catch(async (err) => {
     const d = await diffMirror(ws.mirrorDir, sim.snapshot());
@@ -112,6 +114,7 @@ test('the hub restarted mid-stream: notifications continue and the mirror conver
     {
       what: 'converged after the hub restart',
       timeoutMs: 40_000,
+      describe: syncState(() => sub.status(), sim),
     },
   );
 });

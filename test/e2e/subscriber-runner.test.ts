@@ -17,9 +17,10 @@ import {
   runSubscriberCli,
   startE2EHub,
   subscriberConfig,
+  syncState,
   workspace,
-  writeConfigFile,
   type Workspace,
+  writeConfigFile,
 } from './subscriber-helpers.js';
 
 interface Rig {
@@ -157,6 +158,7 @@ test('catch-up counters agree: status --json, /status.json, /metrics and the log
     await waitFor(async () => isSyncedTo((await r.sub.status())[0], r.sim.lastUntil()), {
       what: `gap ${i + 1} closed`,
       timeoutMs: 60_000,
+      describe: syncState(() => r.sub.status(), r.sim),
     });
   }
   await converged(r, 'mirror equals the Source after the gaps');

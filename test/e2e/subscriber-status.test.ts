@@ -8,7 +8,13 @@ import { readStatus, startSubscriber } from '@rsnotify/subscriber';
 import { startSourceSimulator } from '../src/source-simulator/index.js';
 import { waitFor } from '../src/harness/index.js';
 import { captureLog } from './subscriber-log-capture.js';
-import { isSyncedTo, startE2EHub, subscriberConfig, workspace } from './subscriber-helpers.js';
+import {
+  isSyncedTo,
+  startE2EHub,
+  subscriberConfig,
+  syncState,
+  workspace,
+} from './subscriber-helpers.js';
 
 async function get(url: string, headers: Record<string, string> = {}) {
   const res = await request(url, { headers });
@@ -50,6 +56,7 @@ test('/status.json equals status --json; statusToken guards /status; statusListe
   await waitFor(async () => isSyncedTo((await sub.status())[0], sim.lastUntil()), {
     what: 'synced',
     timeoutMs: 60_000,
+    describe: syncState(() => sub.status(), sim),
   });
   // Deliveries stored while the position was being established are replayed after it: wait until
   // none is open, so the two reads below see one state.

@@ -12,6 +12,21 @@ export interface WaitOptions {
   intervalMs?: number;
   /** Included in the timeout error, e.g. 'mirror converged'. */
   what?: string;
+  /**
+   * Called once on timeout: the state the probe kept refusing (e.g. the status it read), put into
+   * the timeout error as JSON so that a failure in CI says what was there instead.
+   */
+  describe?: () => unknown;
+}
+
+/** What `describe` says of the state at the timeout; its own failure is said instead. */
+async function describeState(describe: WaitOptions['describe']): Promise<string> {
+  if (!describe) return '';
+  try {
+    return `; state: ${JSON.stringify(await describe())}`;
+  } catch (err) {
+    return `; state unknown (describe failed: ${err instanceof Error ? err.message : String(err)})`;
+  }
 }
 
 /**
@@ -34,8 +49,9 @@ export async function waitFor<T>(
     }
     if (Date.now() > deadline) {
       const why = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
+      const state = await describeState(options.describe);
       throw new WaitTimeoutError(
-        `timed out after ${timeoutMs} ms waiting for ${options.what ?? 'condition'}${why}`,
+        `timed out after ${timeoutMs} ms waiting for ${options.what ?? 'condition'}${why}${state}`,
         lastError,
       );
     }

@@ -10,7 +10,13 @@ import { request } from 'undici';
 import { startSubscriber, type SourceStatus } from '@rsnotify/subscriber';
 import { startSourceSimulator } from '../../src/source-simulator/index.js';
 import { waitFor } from '../../src/harness/index.js';
-import { isSyncedTo, startE2EHub, subscriberConfig, workspace } from '../subscriber-helpers.js';
+import {
+  isSyncedTo,
+  startE2EHub,
+  subscriberConfig,
+  syncState,
+  workspace,
+} from '../subscriber-helpers.js';
 import { launchChromium, screenshot, skipWithoutChromium } from './chromium.js';
 
 test(
@@ -94,6 +100,7 @@ test(
     await waitFor(async () => isSyncedTo((await sub.status())[0], sim.lastUntil()), {
       what: 'synced',
       timeoutMs: 120_000,
+      describe: syncState(() => sub.status(), sim),
     });
     await waitFor(async () => (await statusJson()).lastReconciliation !== undefined, {
       what: 'a periodic reconciliation',
