@@ -13,6 +13,8 @@ export class ClusterLeader {
   private jobs: LeaderJobs | undefined;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** The attempt in flight: one at a time, and close() waits for it (see close). */
+  private attempting: Promise<void> | undefined;
 
   constructor(
     private readonly o: {
@@ -36,7 +38,12 @@ export class ClusterLeader {
     this.timer.unref();
   }
 
-  private async attempt(): Promise<void> {
+  private attempt(): Promise<void> {
+    this.attempting ??= this.tryToLead().finally(() => (this.attempting = undefined));
+    return this.attempting;
+  }
+
+  private async tryToLead(): Promise<void> {
     if (this.closed || this.jobs) return;
     if (!(await this.o.lock.tryAcquire()) || this.closed) return;
     this.jobs = this.o.startJobs();
@@ -61,6 +68,9 @@ export class ClusterLeader {
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
+    // An attempt in flight may still take the lock: released below with the rest, not left held
+    // by a closed process (its connection would keep the cluster's jobs from every other hub).
+    await this.attempting;
     const jobs = this.jobs;
     this.jobs = undefined;
     await jobs?.stop();
