@@ -175,21 +175,36 @@ export async function runSubscriberCli(
   return { code, out: p.lines.join('\n'), last: stdout[stdout.length - 1] ?? '' };
 }
 
+/** A simulator with `faults` and a subscriber config for it, nothing run yet. */
+export async function sourceRig(
+  t: { after(fn: () => Promise<void> | void): void },
+  seed: number,
+  faults: Partial<SourceSimulator['faults']>,
+  options: { initialResources?: number; logLevel?: SubscriberConfig['logLevel'] } = {},
+): Promise<{ sim: SourceSimulator; ws: Workspace; file: string }> {
+  const ws = await workspace('rsn-fidelity-');
+  t.after(() => ws.remove());
+  const sim = await startSourceSimulator({
+    seed,
+    initialResources: options.initialResources ?? 20,
+    faults,
+  });
+  t.after(() => sim.close());
+  const file = await writeConfigFile(
+    ws,
+    subscriberConfig(ws, sim.wellKnownUrl, {}, { logLevel: options.logLevel ?? 'warn' }),
+  );
+  return { sim, ws, file };
+}
+
 /** A simulator with `faults` and a config whose first `sync` (the baseline) succeeded. */
 export async function syncedRig(
   t: { after(fn: () => Promise<void> | void): void },
   seed: number,
   faults: Partial<SourceSimulator['faults']>,
 ): Promise<{ sim: SourceSimulator; ws: Workspace; file: string }> {
-  const ws = await workspace('rsn-fidelity-');
-  t.after(() => ws.remove());
-  const sim = await startSourceSimulator({ seed, initialResources: 20, faults });
-  t.after(() => sim.close());
-  const file = await writeConfigFile(
-    ws,
-    subscriberConfig(ws, sim.wellKnownUrl, {}, { logLevel: 'warn' }),
-  );
-  const first = await runSubscriberCli(['sync', 'sim', '--config', file]);
+  const rig = await sourceRig(t, seed, faults);
+  const first = await runSubscriberCli(['sync', 'sim', '--config', rig.file]);
   assert.equal(first.code, 0, first.out);
-  return { sim, ws, file };
+  return rig;
 }

@@ -3,10 +3,10 @@
 // metric (`baselines`), not as a catch-up.
 import { describeError, type DateTime } from '@rsnotify/shared';
 import { runBaseline } from '../baseline/index.js';
-import { collectChanges } from '../catchup/index.js';
+import { collectChanges, remainingFailures } from '../catchup/index.js';
 import type { ApplyResult } from '../mirror/index.js';
 import type { RunnerContext } from './context.js';
-import { isOutdated, isRefused, recordResults } from './results.js';
+import { asKnownFailure, asSuperseded, isOutdated, isRefused, recordResults } from './results.js';
 
 export type BaselineReason = 'initial' | 'history-gone' | 'manual';
 
@@ -77,8 +77,11 @@ export async function takeBaseline(
 
 /**
  * RC-15: a resource that changed after the list's `at` no longer matches its listed hash or length
- * (or is gone). Such a failure is no failure if the Change Lists from `at` hold a later change of
- * that URI that applies cleanly. Returns the failures that remain.
+ * (or is gone). Such a failure is no failure when the Change Lists from `at` hold a later change of
+ * that URI: the catch-up from `at` that follows every baseline applies that change, under the same
+ * rules as any other (a mismatch nothing explains holds the position). Fetching it here instead would
+ * fail again on a Source that keeps changing, and the baseline would never complete. Records the
+ * explained failures as superseded; returns the failures that remain.
  */
 async function resolveBaselineFailures(
   ctx: RunnerContext,
@@ -94,16 +97,9 @@ async function resolveBaselineFailures(
       ctx.rt.http,
     );
     if (c.historyGone) return [...failed];
-    const results = await ctx.mirror.apply(c.changes);
-    const bad = results.filter((x) => x.outcome === 'failed');
-    const fixed = new Set(
-      results.filter((x) => x.outcome === 'written' || x.outcome === 'deleted').map((x) => x.uri),
-    );
-    await recordResults(
-      ctx,
-      results.filter((x) => x.outcome !== 'failed'),
-    );
-    const remaining = failed.filter((f) => !fixed.has(f.uri));
+    const remaining = remainingFailures(failed.map(asKnownFailure), c.changes).map((f) => f.result);
+    const stands = new Set(remaining);
+    await recordResults(ctx, failed.filter((f) => !stands.has(f)).map(asSuperseded));
     ctx.log.info(
       {
         event: 'baseline.failures_resolved',
@@ -112,7 +108,7 @@ async function resolveBaselineFailures(
       },
       'baseline.failures_resolved',
     );
-    return [...remaining, ...bad.filter((b) => !remaining.some((r) => r.uri === b.uri))];
+    return remaining;
   } catch {
     return [...failed];
   }

@@ -10,6 +10,7 @@ import {
   isOutdatable,
   remainingFailures,
   type FailureKind,
+  type KnownFailure,
 } from '../catchup/index.js';
 import type { ApplyResult } from '../mirror/index.js';
 import type { EventRecord } from '../store/index.js';
@@ -38,9 +39,7 @@ export async function supersedeOutdated(
   results: ApplyResult[],
   after: DateTime | undefined,
 ): Promise<ApplyResult[]> {
-  const outdated = results
-    .filter(isOutdated)
-    .map((r) => ({ uri: r.uri, kind: failureKind(r), ...(r.time ? { time: r.time } : {}) }));
+  const outdated = results.filter(isOutdated).map(asKnownFailure);
   if (outdated.length === 0) return results;
   const later: { uri: string; time?: DateTime }[] = [];
   for (const b of ctx.ordering.buffer) {
@@ -62,24 +61,31 @@ export async function supersedeOutdated(
       // The lists cannot tell now: the mismatch stands and the step is retried.
     }
   }
-  const stands = new Set(remaining.map((f) => f.uri));
-  const explained = new Set(outdated.map((f) => f.uri).filter((u) => !stands.has(u)));
-  if (explained.size === 0) return results;
+  const stands = new Set(remaining.map((f) => f.result));
+  const explained = outdated.filter((f) => !stands.has(f.result));
+  if (explained.length === 0) return results;
   ctx.log.debug(
-    { event: 'mirror.outdated_change', uris: explained.size },
+    { event: 'mirror.outdated_change', uris: explained.length },
     'mirror.outdated_change',
   );
-  return results.map((r) =>
-    isOutdated(r) && explained.has(r.uri)
-      ? {
-          uri: r.uri,
-          change: r.change,
-          outcome: 'skipped',
-          skipped: 'superseded',
-          ...(r.time ? { time: r.time } : {}),
-        }
-      : r,
-  );
+  const superseded = new Set(explained.map((f) => f.result));
+  return results.map((r) => (superseded.has(r) ? asSuperseded(r) : r));
+}
+
+/** A failed result as the failure policy sees it (the result kept to map the verdict back). */
+export function asKnownFailure(r: ApplyResult): KnownFailure & { readonly result: ApplyResult } {
+  return { uri: r.uri, kind: failureKind(r), ...(r.time ? { time: r.time } : {}), result: r };
+}
+
+/** A failure a later change explains: skipped as superseded (that change brings the bytes). */
+export function asSuperseded(r: ApplyResult): ApplyResult {
+  return {
+    uri: r.uri,
+    change: r.change,
+    outcome: 'skipped',
+    skipped: 'superseded',
+    ...(r.time ? { time: r.time } : {}),
+  };
 }
 
 function failureEvent(

@@ -5,6 +5,7 @@ import {
   decideNotificationFate,
   decideRequestFate,
   defaultFaults,
+  isListServed,
   updateFaults,
 } from './faults.js';
 import { nextPostStep, DEFAULT_RETRY } from './publisher.js';
@@ -56,6 +57,21 @@ test('serverErrorScope limits which requests get injected 500s', () => {
   f.serverErrorScope = 'documents';
   assert.equal(decideRequestFate(f, 'resource', always).fate.serverError, false);
   assert.equal(decideRequestFate(f, 'document', always).fate.serverError, true);
+});
+
+test('busyAfterListsNext fires after a Resource List or Change List answered 200, never after the index or a resource', () => {
+  const cases: [path: string, status: number, fires: boolean][] = [
+    ['/resourcelist.xml', 200, true],
+    ['/resourcelist/3/0.xml', 200, true],
+    ['/changelist/7.xml', 200, true],
+    ['/changelist/7.xml', 304, false],
+    ['/changelist/7.xml', 503, false],
+    ['/changelist.xml', 200, false],
+    ['/capabilitylist.xml', 200, false],
+    ['/resources/changelist/7.xml', 200, false],
+  ];
+  for (const [path, status, fires] of cases)
+    assert.equal(isListServed(path, status), fires, `${path} ${status}`);
 });
 
 test('a misspelt or out-of-range switch is refused, not silently ignored', () => {

@@ -50,6 +50,11 @@ export interface Faults {
   loseChangeNext: number;
   /** 1: the change-notification channel is no longer advertised and nothing is posted (channel.ts). */
   dropChannel: number;
+  /**
+   * Count: the next N Resource Lists or Change Lists served (not the index) are each followed at
+   * once by a change to every resource (a busy Source: RC-15, states move on after `at`).
+   */
+  busyAfterListsNext: number;
 }
 
 /**
@@ -82,6 +87,7 @@ export function defaultFaults(specVersion: '1.0' | '1.1' = '1.1'): Faults {
     pathQuirks: 0,
     loseChangeNext: 0,
     dropChannel: 0,
+    busyAfterListsNext: 0,
   });
 }
 
@@ -142,6 +148,14 @@ export function decideNotificationFate(
 }
 
 export type RequestKind = 'resource' | 'document';
+
+/** A Resource List (or a part of one) or a Change List answered 200: busyAfterListsNext's trigger. */
+export function isListServed(path: string, status: number): boolean {
+  return (
+    status === 200 &&
+    (path === '/resourcelist.xml' || /^\/(resourcelist\/\d+|changelist)\/\d+\.xml$/.test(path))
+  );
+}
 
 export interface RequestFate {
   readonly serverError: boolean;

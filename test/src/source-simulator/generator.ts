@@ -2,6 +2,7 @@
 // updates and deletes that keeps the set near its target size, repeated changes to one URI close
 // together (several per batch), and deleted URIs that come back.
 import type { ChangeType } from '@rsnotify/shared';
+import type { SimulatorOptions } from './api.js';
 import { generateContent, mediaTypeFor, type ContentOptions, type MediaType } from './content.js';
 import { encodeResourceName, generateName, generateQuirkName, nameExtension } from './names.js';
 import type { Random } from './random.js';
@@ -125,4 +126,33 @@ export function nextChange(
   if (roll < pCreate) return newResource(rng, state, options);
   const existing = state.randomTarget((n) => rng.int(n))!;
   return changeExisting(rng, state, existing, roll < pCreate + pDelete, options);
+}
+
+/**
+ * The busy-Source quirk (faults.busyAfterListsNext): every resource the Source holds changes at
+ * once, every fourth deleted and the others updated, so a client that has just read a list fetches
+ * states the list does not describe (RC-15).
+ */
+export function changeEveryResource(
+  rng: Random,
+  state: ResourceState,
+  options: GeneratorOptions,
+): ChangeIntent[] {
+  return state.versions().map((v, i) => changeExisting(rng, state, v.target, i % 4 === 3, options));
+}
+
+/** The generator's options from the simulator's (`pathQuirks` read live from the fault switch). */
+export function generatorOptionsFrom(
+  o: SimulatorOptions,
+  initial: number,
+  pathQuirks: () => number,
+): GeneratorOptions {
+  return {
+    targetResources: o.targetResources ?? Math.max(initial, 100),
+    ...(o.repeatProbability !== undefined ? { repeatProbability: o.repeatProbability } : {}),
+    ...(o.oddNames !== undefined ? { oddNames: o.oddNames } : {}),
+    ...(o.typicalMaxBytes !== undefined ? { typicalMaxBytes: o.typicalMaxBytes } : {}),
+    pathQuirks,
+    quirkMemory: {},
+  };
 }

@@ -86,6 +86,18 @@ export class RequestAccounting {
     if (this.log.length > LOG_LIMIT) this.log.splice(0, this.log.length - LOG_LIMIT);
   }
 
+  /** The request counts of SimulatorStats. */
+  counts() {
+    return {
+      requests: this.requests,
+      changeListRequests: this.changeListRequests,
+      changeListIndexRequests: this.changeListIndexRequests,
+      injectedServerErrors: this.injectedErrors,
+      listUnavailable: this.listUnavailable,
+      listNotModified: this.listNotModified,
+    };
+  }
+
   listRequests(): readonly ListRequest[] {
     return this.log;
   }

@@ -19,10 +19,17 @@ import {
   decideCorruption,
   decideNotificationFate,
   defaultFaults,
+  isListServed,
   updateFaults,
   type Faults,
 } from './faults.js';
-import { nextChange, newResource, type GeneratorOptions } from './generator.js';
+import {
+  changeEveryResource,
+  generatorOptionsFrom,
+  nextChange,
+  newResource,
+  type GeneratorOptions,
+} from './generator.js';
 import { SimulatorError, planExplicitChanges, type ExplicitIntent } from './explicit-changes.js';
 import { advertisedHub } from './channel.js';
 import { DEFAULT_RETRY, Publisher, type HubTarget, type PostRecord } from './publisher.js';
@@ -106,9 +113,7 @@ class Simulator implements SourceSimulator {
       },
       (count) => {
         try {
-          this.make(count, (touched) =>
-            nextChange(this.changeRng, this.state, touched, this.generatorOptions),
-          );
+          this.makeRandom(count);
         } catch (err) {
           this.options.log?.('simulator.batch_failed', {
             error: err instanceof Error ? err.message : String(err),
@@ -121,32 +126,17 @@ class Simulator implements SourceSimulator {
     this.requestLog = new RequestAccounting(this.faults, createRandom(seed, 3), this.clock);
     this.maxPerNotification = Math.max(1, options.maxEntriesPerNotification ?? 100);
     const initial = Math.max(0, options.initialResources ?? 20);
-    this.generatorOptions = {
-      targetResources: options.targetResources ?? Math.max(initial, 100),
-      ...(options.repeatProbability !== undefined
-        ? { repeatProbability: options.repeatProbability }
-        : {}),
-      ...(options.oddNames !== undefined ? { oddNames: options.oddNames } : {}),
-      ...(options.typicalMaxBytes !== undefined
-        ? { typicalMaxBytes: options.typicalMaxBytes }
-        : {}),
-      pathQuirks: () => this.faults.pathQuirks,
-      quirkMemory: {},
-    };
+    this.generatorOptions = generatorOptionsFrom(options, initial, () => this.faults.pathQuirks);
 
     this.state = new ResourceState(this.baseUrl);
     // The initial resources predate the Change Lists: they are in the Resource List only.
     for (let i = 0; i < initial; i++) {
       const intent = newResource(this.changeRng, this.state, this.generatorOptions);
-      const { micros, time } = this.timeline.tick(
-        this.changeRng.between(1, 50),
-        this.changeRng.int(1000),
-      );
+      const { micros, time } = this.nextTick();
       this.state.applyChange({ ...intent, time, micros, legacy: false });
     }
-    const start = this.timeline.tick(1).time;
-    this.lastUntilTime = start;
-    this.store = new ChangeListStore(start, this.clock(), {
+    this.lastUntilTime = this.timeline.tick(1).time;
+    this.store = new ChangeListStore(this.lastUntilTime, this.clock(), {
       maxEntries: Math.max(1, options.changeListMaxEntries ?? 1000),
       maxAgeMs: options.changeListMaxAgeMs ?? 60_000,
       retentionMs: options.retentionMs ?? 300_000,
@@ -190,14 +180,26 @@ class Simulator implements SourceSimulator {
   async changeBatch(count: number): Promise<void> {
     this.assertOpen();
     const n = Math.max(0, Math.floor(count));
-    this.make(n, (touched) =>
+    this.makeRandom(n);
+  }
+
+  private makeRandom(count: number): void {
+    this.make(count, (touched) =>
       nextChange(this.changeRng, this.state, touched, this.generatorOptions),
     );
   }
 
   async makeChanges(changes: readonly ExplicitChange[]): Promise<void> {
     this.assertOpen();
-    const intents = planExplicitChanges(changes, this.baseUrl, this.state);
+    this.makeAll(planExplicitChanges(changes, this.baseUrl, this.state));
+  }
+
+  /** The next change time, its gap and jitter drawn from the seeded change stream. */
+  private nextTick(): { micros: bigint; time: DateTime } {
+    return this.timeline.tick(this.changeRng.between(1, 50), this.changeRng.int(1000));
+  }
+
+  private makeAll(intents: readonly ExplicitIntent[]): void {
     let i = 0;
     this.make(intents.length, () => intents[i++]!);
   }
@@ -218,10 +220,7 @@ class Simulator implements SourceSimulator {
     let changes: ChangeRecord[] = [];
     for (let i = 0; i < count; i++) {
       const intent = nextIntent(touched);
-      const { micros, time } = this.timeline.tick(
-        this.changeRng.between(1, 50),
-        this.changeRng.int(1000),
-      );
+      const { micros, time } = this.nextTick();
       const record = this.state.applyChange({
         ...intent,
         time,
@@ -238,10 +237,7 @@ class Simulator implements SourceSimulator {
       if (this.faults.loseChangeNext > 0) this.faults.loseChangeNext--;
       else changes.push(record);
       if (changes.length >= this.maxPerNotification || i === count - 1) {
-        const until = this.timeline.tick(
-          this.changeRng.between(1, 50),
-          this.changeRng.int(1000),
-        ).time;
+        const until = this.nextTick().time;
         parts.push({ from, until, changes });
         from = until;
         changes = [];
@@ -328,12 +324,7 @@ class Simulator implements SourceSimulator {
       changeLists: this.store.lists.length,
       changeListPendingBatches: this.store.pendingBatches,
       corruptedResources: this.corrupted.size,
-      requests: this.requestLog.requests,
-      changeListRequests: this.requestLog.changeListRequests,
-      changeListIndexRequests: this.requestLog.changeListIndexRequests,
-      injectedServerErrors: this.requestLog.injectedErrors,
-      listUnavailable: this.requestLog.listUnavailable,
-      listNotModified: this.requestLog.listNotModified,
+      ...this.requestLog.counts(),
       ...(this.madeAny ? { lastUntil: this.lastUntilTime.lexical } : {}),
     };
   }
@@ -366,6 +357,13 @@ class Simulator implements SourceSimulator {
     return respond(this.site, method, target, headers);
   }
 
+  /** The busy-Source quirk: a list just served is followed at once by a change to every resource. */
+  afterServed(path: string, status: number): void {
+    if (this.faults.busyAfterListsNext === 0 || !isListServed(path, status)) return;
+    this.faults.busyAfterListsNext--;
+    this.makeAll(changeEveryResource(this.changeRng, this.state, this.generatorOptions));
+  }
+
   listRequests(): readonly ListRequest[] {
     return this.requestLog.listRequests();
   }
@@ -387,8 +385,10 @@ export async function startSourceSimulator(
   server.setHooks({
     respond: (method, target, headers) => sim.respondTo(method, target, headers),
     fate: (kind, path) => sim.requestLog.fate(kind, path),
-    onServed: (status, _kind, req) =>
-      sim.requestLog.served(req.path, status, req.headers, req.retryAfterS),
+    onServed: (status, _kind, req) => {
+      sim.requestLog.served(req.path, status, req.headers, req.retryAfterS);
+      sim.afterServed(req.path, status);
+    },
     control: (method, target, body) => handleControl(sim, method, target, body),
     onError: (err) =>
       options.log?.('simulator.request_failed', {
