@@ -2,6 +2,7 @@
 // RT-15, RT-16, M-3, M-5, promise 1).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import diagnosticsChannel from 'node:diagnostics_channel';
 import Database from 'better-sqlite3';
 import { verifySignature } from '@rsnotify/shared';
 import { startHub } from '@rsnotify/hub';
@@ -241,4 +242,35 @@ test('promise 1: while the hub runs, its cursor batches record in SQLite how far
   assert.deepEqual(row('/up'), { seq: 5, attempts: 0, status: 200 });
   await waitFor(() => (row('/down')?.attempts ?? 0) >= 1, 'the failed attempt of /down written');
   assert.deepEqual(row('/down'), { seq: 0, attempts: 1, status: 500 });
+});
+
+test('RT-4: a publish is answered after the deliveries it dispatched to idle subscribers are written (undici writes a request on an idle keep-alive socket a turn after its dispatch)', async (t) => {
+  const { hub } = await hubFor(t);
+  const r = await receiverFor(t);
+  const { token } = await hub.addSource('src', ['http://source.test/']);
+  await subscribe(hub, r, TOPIC, '/idle');
+  const order: string[] = [];
+  const onDeliveryWritten = (m: unknown): void => {
+    const { request } = m as { request: { method: string; path: string } };
+    if (request.method === 'POST' && request.path === '/idle') order.push('delivery written');
+  };
+  const onAnswered = (m: unknown): void => {
+    const { request } = m as { request: { method?: string; url?: string } };
+    if (request.method === 'POST' && request.url !== '/idle') order.push('publish answered');
+  };
+  const headers = { link: linkHeader(TOPIC, hub.url), authorization: `Bearer ${token}` };
+  // The first delivery opens the connection; from the second on, it is idle and kept alive.
+  assert.equal((await publish(hub.url, notificationXml('n0'), headers)).status, 200);
+  await waitFor(() => r.deliveriesTo('/idle').length === 1, 'first delivery');
+  diagnosticsChannel.subscribe('undici:client:sendHeaders', onDeliveryWritten);
+  diagnosticsChannel.subscribe('http.server.response.finish', onAnswered);
+  t.after(() => {
+    diagnosticsChannel.unsubscribe('undici:client:sendHeaders', onDeliveryWritten);
+    diagnosticsChannel.unsubscribe('http.server.response.finish', onAnswered);
+  });
+  for (const tag of ['n1', 'n2', 'n3']) {
+    assert.equal((await publish(hub.url, notificationXml(tag), headers)).status, 200);
+    await waitFor(() => order.length === 2, `${tag}: delivered and answered`);
+    assert.deepEqual(order.splice(0), ['delivery written', 'publish answered'], tag);
+  }
 });
