@@ -83,14 +83,14 @@ export class DeliveryScheduler {
     this.pump();
   }
 
-  /** A notification was committed: wake the topic's subscriptions. */
-  published(n: StoredNotification): void {
+  /** A notification was committed: wake the topic's subscriptions. True: one started at once. */
+  published(n: StoredNotification): boolean {
     const topic = this.topic(n.topicId, n.seq);
     if (n.seq > topic.lastSeq) topic.lastSeq = n.seq;
     // Kept in memory for the subscriptions driven here, until each has passed it (cache.ts).
     this.deps.cache.put(n, topic.subs.size);
     for (const sub of topic.subs.values()) this.consider(sub);
-    this.pump();
+    return this.pump() > 0;
   }
 
   /** A verified (re-)subscription: new ones start at the topic's end, existing ones keep their cursor (WH-9). */
@@ -172,10 +172,7 @@ export class DeliveryScheduler {
   async close(graceMs = 5_000): Promise<void> {
     this.closed = true;
     this.budget.close();
-    for (const sub of this.subs.values()) {
-      if (sub.timer) clearTimeout(sub.timer);
-      sub.timer = undefined;
-    }
+    for (const sub of this.subs.values()) clearTimeout(sub.timer); // closed: none is set again
     if (this.inFlight > 0) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, graceMs);
@@ -231,7 +228,9 @@ export class DeliveryScheduler {
     this.ready.push(sub);
   }
 
-  private pump(): void {
+  /** Starts every delivery there is room for; returns how many started. */
+  private pump(): number {
+    const inFlightBefore = this.inFlight;
     while (!this.closed && this.budget.hasRoom() && this.readyHead < this.ready.length) {
       const sub = this.ready[this.readyHead++]!;
       sub.queued = false;
@@ -257,6 +256,7 @@ export class DeliveryScheduler {
       this.ready = [];
       this.readyHead = 0;
     }
+    return this.inFlight - inFlightBefore;
   }
 
   // deliver, post and settle: one delivery, as plain callbacks rather than an async function, whose
