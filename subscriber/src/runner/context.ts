@@ -1,6 +1,7 @@
 // The state one SourceRunner shares between its steps (notifications, catch-up, baseline, channel
 // upkeep), the serial lane every mirror-touching step runs on, its named timers, and the few writes
 // every step makes (the position, the source's last error).
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import {
   describeError,
   parseChangeNotification,
@@ -28,7 +29,7 @@ const MAX_TIMER_MS = 24 * 3_600_000;
  * given to an idle lane has nobody to be fair to and starts at once: a lone delivery's apply
  * begins a turn sooner.
  */
-const nextTurnOfLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+const nextTurnOfLoop = (): Promise<void> => yieldToEventLoop();
 
 /** Named one-shot timers (one per purpose: a new one replaces the old), all stopped at close. */
 export class NamedTimers {
