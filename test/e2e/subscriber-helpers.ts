@@ -14,6 +14,7 @@ import { compareDateTime, parseDateTime } from '@rsnotify/shared';
 import { startHub } from '@rsnotify/hub';
 import { startSourceSimulator, type SourceSimulator } from '../src/source-simulator/index.js';
 import { spawnCli, waitFor } from '../src/harness/index.js';
+import type { LogEvent } from './subscriber-log-capture.js';
 
 export { diffMirror, mirrorEquals, type MirrorDiff } from '../src/harness/index.js';
 
@@ -165,14 +166,21 @@ export async function startLiveRig(
   return { ws, hub, sim, sub, mirrorDir: ws.mirrorDir };
 }
 
-/** Runs the subscriber CLI to its end: exit code, all output, and the last line that is not a log line. */
-export async function runSubscriberCli(
-  args: string[],
-): Promise<{ code: number | null; out: string; last: string }> {
+/**
+ * Runs the subscriber CLI to its end: exit code, all output, the last line that is not a log line,
+ * and the log lines parsed (one event a line).
+ */
+export async function runSubscriberCli(args: string[]): Promise<{
+  code: number | null;
+  out: string;
+  last: string;
+  events: LogEvent[];
+}> {
   const p = spawnCli('subscriber/src/cli.ts', args);
   const code = await p.exited;
   const stdout = p.lines.filter((l) => !l.startsWith('{'));
-  return { code, out: p.lines.join('\n'), last: stdout[stdout.length - 1] ?? '' };
+  const events = p.lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as LogEvent);
+  return { code, out: p.lines.join('\n'), last: stdout[stdout.length - 1] ?? '', events };
 }
 
 /** A simulator with `faults` and a subscriber config for it, nothing run yet. */

@@ -62,14 +62,13 @@ export async function supersedeOutdated(
     }
   }
   const stands = new Set(remaining.map((f) => f.result));
-  const explained = outdated.filter((f) => !stands.has(f.result));
-  if (explained.length === 0) return results;
+  const explained = new Set(outdated.map((f) => f.result).filter((r) => !stands.has(r)));
+  if (explained.size === 0) return results;
   ctx.log.debug(
-    { event: 'mirror.outdated_change', uris: explained.length },
+    { event: 'mirror.outdated_change', uris: explained.size },
     'mirror.outdated_change',
   );
-  const superseded = new Set(explained.map((f) => f.result));
-  return results.map((r) => (superseded.has(r) ? asSuperseded(r) : r));
+  return results.map((r) => (explained.has(r) ? asSuperseded(r) : r));
 }
 
 /** A failed result as the failure policy sees it (the result kept to map the verdict back). */

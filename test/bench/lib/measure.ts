@@ -127,21 +127,21 @@ export function describeRange(s: Spread): string {
 }
 
 /**
- * Runs the arms in turn, `rounds` times, each round starting one arm later (A B, B A, ...), so drift in the machine's load and the first arm's handicap reach every
- * arm alike, and each arm after the dirty pages are flushed (flushDirtyPages). Returns each arm's
- * results in round order.
- */
-/**
  * sync(1): the kernel writes every dirty page back now, outside any arm's window. An arm that
  * writes without fsync (the intake floor split, SQLite at synchronous=NORMAL) leaves dirty pages,
  * and the next arm's fsyncs can end up writing them (an ext4 journal commit carries them). The
  * subscriber intake arm, which followed the unsynced floor split in 4 of 5 rounds, read 0.84, 0.88
  * and 0.95x of the very same build run as the A/B arm; with this flush, 0.99 and 0.99x.
  */
-export async function flushDirtyPages(): Promise<void> {
+async function flushDirtyPages(): Promise<void> {
   await execFileAsync('sync');
 }
 
+/**
+ * Runs the arms in turn, `rounds` times, each round starting one arm later (A B, B A, ...), so drift in the machine's load and the first arm's handicap reach every
+ * arm alike, and each arm after the dirty pages are flushed (flushDirtyPages). Returns each arm's
+ * results in round order.
+ */
 export async function interleave<K extends string, T>(
   rounds: number,
   arms: Record<K, (round: number) => Promise<T>>,
