@@ -3,8 +3,9 @@
 // subscriber checks the signature, commits the raw body to SQLite, durable on disk, answers 202,
 // then parses and orders it), next to a raw node:http receiver that reads the body and answers 202
 // doing nothing else, and a durable floor that only verifies, inserts and syncs before its 202
-// (lib/intake-receivers.ts). Each runs in a process of its own (lib/intake-child.ts for the
-// subscriber); the driver sends the same signed POSTs to all, interleaved (sub, raw, floor, sub,
+// (lib/intake-receivers.ts), and the same subscriber with its apply held back (the intake alone:
+// what the apply, which shares the subscriber's thread, costs the intake). Each runs in a process
+// of its own (lib/intake-child.ts for the subscriber); the driver sends the same signed POSTs to all, interleaved (sub, raw, floor, sub,
 // ..., three rounds), best of two concurrency settings each; CPU/op and peak RSS are the receiving
 // process's own.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -18,6 +19,8 @@ import { ensureBuilt, repoRoot } from '../lib/hub-processes.js';
 import { DURABLE_FLOOR_JS, RAW_RECEIVER_JS } from '../lib/intake-receivers.js';
 
 const IN_FLIGHT_SETTINGS = [16, 64];
+/** The arm whose subscriber accepts and stores but applies nothing (INTAKE_APPLY=held). */
+const HELD = 'subscriber-held';
 const ROUNDS = Number(process.env.BENCH_ROUNDS) || 3; // BENCH_ROUNDS: more rounds for an A/B
 
 /** Sends `count` POSTs through one keep-alive Pool, `inFlight` at a time; returns requests per second. */
@@ -181,11 +184,15 @@ const intake: BenchScenario = {
     const raw = await child(['--input-type=module', '-e', RAW_RECEIVER_JS], {});
     const started: { child: ChildProcess; info: Record<string, string> }[] = [];
     const targets = new Map<string, IntakeTarget>();
-    const startSubscriberChild = async (name: string, cwd?: string): Promise<void> => {
+    const startSubscriberChild = async (
+      name: string,
+      cwd?: string,
+      env: Record<string, string> = {},
+    ): Promise<void> => {
       ensureBuilt(cwd ?? repoRoot);
       const c = await child(
         subscriberChildArgs(name),
-        { WORK_DIR: join(ctx.tmpDir, `intake-${name}`) },
+        { WORK_DIR: join(ctx.tmpDir, `intake-${name}`), ...env },
         cwd,
       );
       started.push(c);
@@ -213,6 +220,8 @@ const intake: BenchScenario = {
     };
     try {
       await startSubscriberChild('subscriber');
+      // The same subscriber with its apply held back (lib/intake-child.ts): the intake alone.
+      await startSubscriberChild(HELD, undefined, { INTAKE_APPLY: 'held' });
       if (abDir) await startSubscriberChild('subscriber-ab', abDir);
       for (const sync of FLOOR_SYNCS) await startFloor(sync);
       // Each POST to a subscriber carries the next interval of its own sequence (RN-5), so none is
@@ -290,6 +299,7 @@ const intake: BenchScenario = {
       const rows: BenchRow[] = [];
       const b = spread(r.raw!.map((x) => x.perSecond));
       const f = spread(r['floor-fdatasync']!.map((x) => x.perSecond));
+      const heldCpu = spread(r[HELD]!.map((x) => x.cpuUsPerOp)).median;
       for (const name of targets.keys()) {
         const runs = r[name]!;
         const s = spread(runs.map((x) => x.perSecond));
@@ -307,7 +317,9 @@ const intake: BenchScenario = {
           figure:
             name === 'subscriber'
               ? 'signed notifications accepted/s (verify + SQLite commit, durable on disk, before 202)'
-              : `same, A/B arm from ${abDir}`,
+              : name === HELD
+                ? 'the same subscriber applying nothing (its Source answers the Resource List 503, so every delivery waits in the inbox for the baseline): the intake alone'
+                : `same, A/B arm from ${abDir}`,
           value: s.median,
           unit: 'req/s',
           range: describeRange(s),
@@ -321,13 +333,18 @@ const intake: BenchScenario = {
             cpuUsPerOp: spread(r.raw!.map((x) => x.cpuUsPerOp)).median,
           },
           ratio: s.median / b.median,
-          target: 'ratio >= 0.7',
+          ...(name === HELD ? {} : { target: 'ratio >= 0.7' }),
           note:
             `${count} POSTs a round, best of ${IN_FLIGHT_SETTINGS.join('/')} in flight (won: ${runs.map((x) => x.inFlight).join(',')}; raw ${r.raw!.map((x) => x.inFlight).join(',')}); ` +
             `per-round ratios ${describeRange(spread(runs.map((x, i) => x.perSecond / r.raw![i]!.perSecond)))}${non2xx ? `; ${non2xx} non-2xx` : ''}; ` +
             (targets.get(name)!.drains
-              ? 'CPU/op: receiving and applying each notification, metered until the burst was applied'
-              : 'CPU/op: metered over the burst only (this checkout cannot report when it has applied)') +
+              ? 'CPU/op: receiving and applying each notification, metered until the burst was applied' +
+                (name === 'subscriber'
+                  ? `, of which the apply ${(cpu - heldCpu).toFixed(0)} µs (this row's CPU/op less the intake alone's)`
+                  : '')
+              : name === HELD
+                ? 'CPU/op: metered over the burst (nothing is applied)'
+                : 'CPU/op: metered over the burst only (this checkout cannot report when it has applied)') +
             `; ${written.toFixed(1)} KiB written to storage per notification (WAL and checkpoints, /proc/<pid>/io)` +
             `; vs the durable floor below: ${(s.median / f.median).toFixed(2)}`,
         });

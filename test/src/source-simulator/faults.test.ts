@@ -6,6 +6,7 @@ import {
   decideRequestFate,
   defaultFaults,
   isListServed,
+  isUnavailableInScope,
   updateFaults,
 } from './faults.js';
 import { nextPostStep, DEFAULT_RETRY } from './publisher.js';
@@ -72,6 +73,33 @@ test('busyAfterListsNext fires after a Resource List or Change List answered 200
   ];
   for (const [path, status, fires] of cases)
     assert.equal(isListServed(path, status), fires, `${path} ${status}`);
+});
+
+test('listUnavailableScope: the 503s hit the Change Lists and their index, and with all-lists the Resource List and its parts too', () => {
+  const cases: [path: string, changeLists: boolean, allLists: boolean][] = [
+    ['/changelist.xml', true, true],
+    ['/changelist/7.xml', true, true],
+    ['/resourcelist.xml', false, true],
+    ['/resourcelist/3/0.xml', false, true],
+    ['/capabilitylist.xml', false, false],
+    ['/.well-known/resourcesync', false, false],
+    ['/resources/changelist/7.xml', false, false],
+    ['/resources/resourcelist.xml', false, false],
+  ];
+  const f = defaultFaults();
+  assert.equal(f.listUnavailableScope, 'change-lists', 'the default');
+  for (const [path, changeLists, allLists] of cases) {
+    f.listUnavailableScope = 'change-lists';
+    assert.equal(isUnavailableInScope(f, path), changeLists, `${path} change-lists`);
+    f.listUnavailableScope = 'all-lists';
+    assert.equal(isUnavailableInScope(f, path), allLists, `${path} all-lists`);
+  }
+  updateFaults(f, { listUnavailableScope: 'change-lists' });
+  assert.equal(f.listUnavailableScope, 'change-lists');
+  assert.throws(
+    () => updateFaults(f, { listUnavailableScope: 'resources' }),
+    /change-lists\|all-lists/,
+  );
 });
 
 test('a misspelt or out-of-range switch is refused, not silently ignored', () => {

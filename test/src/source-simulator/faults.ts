@@ -24,6 +24,8 @@ export interface Faults {
   listUnavailableProbability: number;
   /** Count: the next N Change List or Change List Index requests are answered 503 with Retry-After. */
   listUnavailableNext: number;
+  /** Which lists those 503s hit: the Change Lists and their index, or the Resource Lists too. */
+  listUnavailableScope: 'change-lists' | 'all-lists';
   /** The Retry-After (seconds) of those 503s. */
   retryAfterSeconds: number;
   /** Which requests the 500 and slow faults hit. */
@@ -74,6 +76,7 @@ export function defaultFaults(specVersion: '1.0' | '1.1' = '1.1'): Faults {
     serverErrorNext: 0,
     listUnavailableProbability: 0,
     listUnavailableNext: 0,
+    listUnavailableScope: 'change-lists',
     retryAfterSeconds: 1,
     serverErrorScope: 'all',
     slowProbability: 0,
@@ -110,6 +113,10 @@ export function updateFaults(faults: Faults, patch: Record<string, unknown>): vo
       if (value !== 'all' && value !== 'resources' && value !== 'documents')
         throw new RangeError('serverErrorScope must be all|resources|documents');
       faults.serverErrorScope = value;
+    } else if (k === 'listUnavailableScope') {
+      if (value !== 'change-lists' && value !== 'all-lists')
+        throw new RangeError('listUnavailableScope must be change-lists|all-lists');
+      faults.listUnavailableScope = value;
     } else {
       const n = Number(value);
       if (!Number.isFinite(n) || n < 0) throw new RangeError(`fault ${key} must be a number >= 0`);
@@ -149,6 +156,20 @@ export function decideNotificationFate(
 
 export type RequestKind = 'resource' | 'document';
 
+const CHANGE_LIST_PATH = /^\/changelist(\/\d+)?\.xml$/;
+const RESOURCE_LIST_PATH = /^\/resourcelist(\/\d+\/\d+)?\.xml$/; // the list or a part of a snapshot
+
+/** A Change List or the Change List Index. */
+export const isChangeListPath = (path: string): boolean => CHANGE_LIST_PATH.test(path);
+
+/** Whether a request for `path` is one that the listUnavailable faults may answer 503. */
+export function isUnavailableInScope(faults: Readonly<Faults>, path: string): boolean {
+  return (
+    isChangeListPath(path) ||
+    (faults.listUnavailableScope === 'all-lists' && RESOURCE_LIST_PATH.test(path))
+  );
+}
+
 /** A Resource List (or a part of one) or a Change List answered 200: busyAfterListsNext's trigger. */
 export function isListServed(path: string, status: number): boolean {
   return (
@@ -165,8 +186,8 @@ export interface RequestFate {
 }
 
 /**
- * Whether the next Change List (Index) request is answered 503 with Retry-After, as a busy Source
- * asks pollers to back off; `listUnavailableNext` is the count left afterwards.
+ * Whether the next list request in scope (isUnavailableInScope) is answered 503 with Retry-After,
+ * as a busy Source asks pollers to back off; `listUnavailableNext` is the count left afterwards.
  */
 export function decideListUnavailable(
   faults: Readonly<Faults>,

@@ -1,6 +1,7 @@
 // How the simulated Source serves its Change List documents to pollers: conditional GET (a strong
 // ETag and Last-Modified, 304 when nothing changed, 200 as soon as anything did) and the busy-Source
-// quirk, 503 with Retry-After, on the Change List Index and the Change Lists only.
+// quirk, 503 with Retry-After, on the Change List Index and the Change Lists (and, with
+// listUnavailableScope all-lists, the Resource List).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
@@ -73,6 +74,22 @@ test('notModified: If-None-Match decides when present (RFC 9110 13.1.2), If-Modi
   assert.equal(notModified(doc, { 'if-modified-since': 'Wed, 31 Dec 2025 23:59:59 GMT' }), false);
   assert.equal(notModified(doc, { 'if-modified-since': 'not a date' }), false);
   assert.equal(notModified(doc, {}), false);
+});
+
+test('listUnavailableScope all-lists: the Resource List answers 503 with Retry-After too; the Capability List does not', async (t) => {
+  const s = await sim(t);
+  Object.assign(s.faults, {
+    listUnavailableScope: 'all-lists',
+    listUnavailableNext: 2,
+    retryAfterSeconds: 9,
+  });
+  assert.equal((await get(s.capabilityListUrl)).status, 200);
+  const rl = await get(s.resourceListUrl);
+  assert.equal(rl.status, 503);
+  assert.equal(rl.headers['retry-after'], '9');
+  assert.equal((await get(s.changeListIndexUrl)).status, 503);
+  assert.equal((await get(s.resourceListUrl)).status, 200, 'the count is used up');
+  assert.equal(s.stats().listUnavailable, 2);
 });
 
 test('listUnavailableNext: Change List documents answer 503 with Retry-After; other documents and resources do not', async (t) => {

@@ -1,10 +1,12 @@
 // The simulator's view of the requests it gets: the serving faults decided per request (500s, slow
-// answers, and 503 + Retry-After on the Change List documents), the counters of stats(), and a log
+// answers, and 503 + Retry-After on the lists), the counters of stats(), and a log
 // of Change List (Index) requests with their answer, so a test can tell a poller that sends
 // conditional GETs and honours Retry-After from one that does not.
 import {
   decideListUnavailable,
   decideRequestFate,
+  isChangeListPath,
+  isUnavailableInScope,
   type Faults,
   type RequestFate,
   type RequestKind,
@@ -27,9 +29,6 @@ type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
 const LOG_LIMIT = 20_000;
 
-export const isListPath = (path: string): boolean =>
-  path === '/changelist.xml' || /^\/changelist\/\d+\.xml$/.test(path);
-
 export class RequestAccounting {
   requests = 0;
   changeListRequests = 0;
@@ -45,7 +44,7 @@ export class RequestAccounting {
     private readonly clock: () => number,
   ) {}
 
-  /** The serving faults for one request (a 503 only ever hits Change List documents). */
+  /** The serving faults for one request (a 503 only ever hits the lists in its scope). */
   fate(kind: RequestKind, path: string): RequestFate {
     this.requests++;
     const { fate, serverErrorNext } = decideRequestFate(this.faults, kind, (p) =>
@@ -56,7 +55,7 @@ export class RequestAccounting {
       this.injectedErrors++;
       return fate;
     }
-    if (!isListPath(path)) return fate;
+    if (!isUnavailableInScope(this.faults, path)) return fate;
     const u = decideListUnavailable(this.faults, (p) => this.rng.chance(p));
     this.faults.listUnavailableNext = u.listUnavailableNext;
     if (u.retryAfterS === undefined) return fate;
@@ -71,7 +70,7 @@ export class RequestAccounting {
   }
 
   served(path: string, status: number, headers: Headers, retryAfterS?: number): void {
-    if (!isListPath(path)) return;
+    if (!isChangeListPath(path)) return;
     if (status === 304) this.listNotModified++;
     const ua = headers['user-agent'];
     this.log.push({
