@@ -77,6 +77,15 @@ const sourceSchema = z
     /** How long a gap may stay open before catch-up from the Change Lists (M-7). */
     gapTimeout: duration.default(5_000),
     fetchConcurrencyPerHost: z.number().int().positive().max(64).default(4),
+    /**
+     * Bytes of delivered notifications kept in memory while they wait to be applied; beyond it
+     * they wait in the inbox alone and are read back from it in order (runner/inbox-feed.ts).
+     */
+    queuedDeliveryBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(8 * 1024 * 1024),
     /** Polling period of the Change List when the Source advertises no channel. */
     pollInterval: duration.default(30_000),
     /**

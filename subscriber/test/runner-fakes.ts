@@ -277,10 +277,17 @@ export interface RunnerRig {
   syncedUntil(): Promise<string | undefined>;
   /** Stores a notification in the inbox and hands it to the runner, as the intake does. */
   deliver(from: number, until: number, entries: Entry[]): Promise<number>;
+  /** The same without waiting for the runner to settle (a burst). */
+  handOver(from: number, until: number, entries: Entry[]): Promise<number>;
 }
 
 export async function runnerRig(
-  options: { withSubscription?: boolean; leaseSeconds?: number; hub?: string } = {},
+  options: {
+    withSubscription?: boolean;
+    leaseSeconds?: number;
+    hub?: string;
+    queuedDeliveryBytes?: number;
+  } = {},
 ): Promise<RunnerRig> {
   const lines: Record<string, unknown>[] = [];
   const logger = createLogger('debug', {
@@ -299,6 +306,9 @@ export async function runnerRig(
         pollInterval: '10s',
         reconcileInterval: 0,
         leaseSeconds: options.leaseSeconds ?? 100,
+        ...(options.queuedDeliveryBytes
+          ? { queuedDeliveryBytes: options.queuedDeliveryBytes }
+          : {}),
       },
     ],
   });
@@ -328,6 +338,17 @@ export async function runnerRig(
   const runner = new SourceRunner(rt, cfg.sources[0]!, options.withSubscription ?? false);
   await runner.init();
   hub.onVerified = (rec) => runner.subscriptionChanged(rec);
+  const handOver = async (from: number, until: number, entries: Entry[]): Promise<number> => {
+    const body = notificationXml(from, until, entries);
+    const id = await repo.insertInbox({
+      sourceId: runner.sourceId,
+      receivedAt: clock.now,
+      body,
+      signature: 'unsigned',
+    });
+    runner.delivered(id, body, clock.now);
+    return id;
+  };
   return {
     runner,
     repo,
@@ -340,15 +361,9 @@ export async function runnerRig(
       names.length === 0 ? [...lines] : lines.filter((l) => names.includes(String(l.event))),
     advance: (ms) => clock.advance(ms, () => runner.idle()),
     syncedUntil: async () => (await repo.getPosition(runner.sourceId))?.syncedUntil,
+    handOver,
     deliver: async (from, until, entries) => {
-      const body = notificationXml(from, until, entries);
-      const id = await repo.insertInbox({
-        sourceId: runner.sourceId,
-        receivedAt: clock.now,
-        body,
-        signature: 'unsigned',
-      });
-      runner.delivered(id, body, clock.now);
+      const id = await handOver(from, until, entries);
       await runner.idle();
       return id;
     },

@@ -100,6 +100,17 @@ export class MemoryRepository implements SubscriberRepository {
       (r) => r.sourceId === sourceId && OPEN_INBOX_STATES.includes(r.state),
     );
   }
+  async listInboxRange(
+    sourceId: number,
+    fromId: number,
+    toId: number,
+    limit: number,
+  ): Promise<InboxRow[]> {
+    return [...this.inbox.values()]
+      .filter((r) => r.sourceId === sourceId && r.id >= fromId && r.id <= toId)
+      .sort((a, b) => a.id - b.id)
+      .slice(0, limit);
+  }
   async updateInbox(
     id: number,
     patch: { state?: InboxState; from?: string; until?: string; error?: string },

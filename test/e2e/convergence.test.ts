@@ -2,7 +2,9 @@
 // subscriber run together with random changes and every notification fault on; after the changes
 // stop, the mirror must become byte-identical to the Source, `syncedUntil` must equal the Source's
 // last `until`, and `audit` must report in sync. The second test restarts the hub once and kills
-// the subscriber with -9 once during the run.
+// the subscriber with -9 once during the run, with `queuedDeliveryBytes` at 1: a delivery that
+// comes while another waits to be applied waits in the inbox alone and is read back from it
+// (runner/inbox-feed.ts), as the hub's backlog after the restarts arrives.
 import { test } from 'node:test';
 import {
   allFaultsOn,
@@ -25,8 +27,8 @@ test('convergence: random changes with drops, reordering and duplicates end in a
   await assertConverged(rig);
 });
 
-test('convergence survives a hub restart and a subscriber killed with -9 mid-stream', async (t) => {
-  const rig = await startRig(23);
+test('convergence survives a hub restart and a subscriber killed with -9 mid-stream, deliveries read back from the inbox', async (t) => {
+  const rig = await startRig(23, { queuedDeliveryBytes: 1 });
   t.after(() => stopRig(rig));
   await waitForSubscription(rig);
   allFaultsOn(rig.sim);

@@ -4,6 +4,7 @@
 // for byte, and the position at the Source's last `until`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { request } from 'undici';
 import { waitFor } from '../src/harness/index.js';
 import {
   diffMirror,
@@ -92,4 +93,32 @@ test('M-7: a Change List lagging behind the notifications is retried until it co
   await r.sim.changeBatch(3);
   await r.sim.changeBatch(2);
   await converged(r, 'lagging Change List eventually covers the gap');
+});
+
+// A hub may deliver faster than the mirror applies (here the Source's resources answer slowly, so
+// each apply waits for its GETs). With queuedDeliveryBytes at 1, every delivery that arrives while
+// another waits in memory waits in the inbox alone and is read back from it (inbox-feed.ts). The
+// read-back must keep the order the rows were committed in: a row fed out of order would open a
+// gap, so the test asserts none opened, besides the mirror reaching the Source.
+test('deliveries beyond queuedDeliveryBytes wait in the inbox alone and are read back in order; the mirror converges with no gap', async (t) => {
+  const r = await startLiveRig(t, {
+    prefix: 'rsn-read-back-',
+    seed: 12,
+    initialResources: 30,
+    source: { gapTimeout: '300ms', queuedDeliveryBytes: 1 },
+  });
+  const before = (await r.sub.status())[0]!;
+  Object.assign(r.sim.faults, { serverErrorScope: 'resources', slowProbability: 1, slowMs: 40 });
+  for (let i = 0; i < 25; i++) await r.sim.changeBatch(2);
+  await converged(r, 'the burst read back from the inbox and mirrored', 60_000);
+  const s = (await r.sub.status())[0]!;
+  const metrics = await (await request(`http://127.0.0.1:${r.sub.port}/metrics`)).body.text();
+  const readBack = metrics
+    .split('\n')
+    .filter((l) => l.startsWith('rsnotify_subscriber_deliveries_read_back_total{'))
+    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+  assert.ok(readBack > 0, `some deliveries were read back from the inbox (${readBack})`);
+  assert.equal(s.gaps - before.gaps, 0, 'no gap: the rows were fed in the order they came');
+  assert.equal(s.errors, 0);
+  assert.equal(s.buffered, 0);
 });

@@ -32,6 +32,7 @@ export interface SubscriberMetrics {
   readonly deliveriesRejected: Counter<'status'>;
   /** Refusals on the listener outside a delivery: request heads Node's parser refused (431, 400, 408, 501) and the status routes' 401/403/413. */
   readonly requestsRejected: Counter<'status' | 'reason'>;
+  readonly deliveriesReadBack: Counter<'source'>;
   readonly notificationsApplied: Counter<'source'>;
   readonly notificationsSuperseded: Counter<'source' | 'reason'>;
   readonly changesApplied: Counter<'source' | 'outcome'>;
@@ -73,6 +74,11 @@ export function createMetrics(): SubscriberMetrics {
       'rsnotify_subscriber_requests_rejected_total',
       'Requests refused on the listener outside deliveries (oversized or malformed heads, status page 401/403/413), by status and reason',
       ['status', 'reason'],
+    ),
+    deliveriesReadBack: c(
+      'rsnotify_subscriber_deliveries_read_back_total',
+      'Deliveries that waited to be applied in the inbox alone (beyond queuedDeliveryBytes) and were read back from it',
+      ['source'],
     ),
     notificationsApplied: c(
       'rsnotify_subscriber_notifications_applied_total',

@@ -29,7 +29,7 @@ const MAX_TIMER_MS = 24 * 3_600_000;
  * given to an idle lane has nobody to be fair to and starts at once: a lone delivery's apply
  * begins a turn sooner.
  */
-const nextTurnOfLoop = (): Promise<void> => yieldToEventLoop();
+export const nextTurnOfLoop = (): Promise<void> => yieldToEventLoop();
 
 /** Named one-shot timers (one per purpose: a new one replaces the old), all stopped at close. */
 export class NamedTimers {

@@ -21,7 +21,7 @@ import type { CatchUpOutcome } from './catch-up-step.js';
 import { ChannelUpkeep } from './channel.js';
 import { activationSettling } from './channel-policy.js';
 import { RunnerContext } from './context.js';
-import { receiveRow } from './notifications.js';
+import { InboxFeed } from './inbox-feed.js';
 import { catchUpToNow, establishWithRetry } from './position.js';
 import { reconcile, scheduleReconcile } from './reconcile-step.js';
 import type { Runtime } from './runtime.js';
@@ -29,6 +29,7 @@ import type { Runtime } from './runtime.js';
 export class SourceRunner {
   private readonly ctx: RunnerContext;
   private readonly channel: ChannelUpkeep;
+  private readonly feed: InboxFeed;
   private hooks?: HookRunner;
   /** Deliveries committed since the daemon started (the activation settling watches for one). */
   private deliveries = 0;
@@ -40,6 +41,9 @@ export class SourceRunner {
   ) {
     this.ctx = new RunnerContext(rt, cfg);
     this.channel = new ChannelUpkeep(this.ctx, withSubscription);
+    this.feed = new InboxFeed(this.ctx, (rows) =>
+      rt.metrics.deliveriesReadBack.inc({ source: cfg.name }, rows),
+    );
   }
 
   get sourceId(): number {
@@ -202,12 +206,8 @@ export class SourceRunner {
 
   /** A delivery was committed to the inbox. */
   delivered(id: number, body: Buffer, receivedAt: number): void {
-    const { ctx } = this;
     this.deliveries++;
-    ctx.enqueue(async () => {
-      if (!ctx.ready) return; // establishPosition() reads the inbox when it is done
-      await receiveRow(ctx, id, body, receivedAt);
-    });
+    this.feed.delivered(id, body, receivedAt);
   }
 
   /** Catch-up to whatever the Change Lists hold now (on the caller's lane). */
@@ -259,7 +259,11 @@ export class SourceRunner {
   async status(): Promise<SourceStatus> {
     const { ctx } = this;
     const fresh = (await this.rt.repo.getSource(this.cfg.name)) ?? ctx.source;
-    const buffered = ctx.ordering.buffer.length + (ctx.ordering.applying ? 1 : 0) + ctx.unfedInbox;
+    const buffered =
+      ctx.ordering.buffer.length +
+      (ctx.ordering.applying ? 1 : 0) +
+      ctx.unfedInbox +
+      this.feed.waitingInInbox;
     return sourceStatus(this.rt.repo, fresh, {
       buffered: ctx.ready ? buffered : (await this.rt.repo.counters(ctx.source.id)).openInbox,
       ...(ctx.newestUntil ? { newestUntilMs: ctx.newestUntil.epochMs } : {}),

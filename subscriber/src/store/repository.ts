@@ -203,6 +203,13 @@ export interface SubscriberRepository {
   getInbox(id: number): Promise<InboxRow | undefined>;
   /** Rows not yet applied or superseded, oldest first: what a restart feeds back to ordering. */
   listOpenInbox(sourceId: number): Promise<InboxRow[]>;
+  /** The source's rows with ids from `fromId` to `toId`, oldest first, at most `limit`. */
+  listInboxRange(
+    sourceId: number,
+    fromId: number,
+    toId: number,
+    limit: number,
+  ): Promise<InboxRow[]>;
   updateInbox(
     id: number,
     patch: { state?: InboxState; from?: string; until?: string; error?: string },

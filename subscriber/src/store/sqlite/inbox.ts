@@ -1,7 +1,7 @@
 // The inbox: every delivery stored (durably, before the 2xx: WS-11) until ordering applied or
 // superseded it; finished rows are pruned after a while.
 import type Database from 'better-sqlite3';
-import { and, eq, inArray, lt } from 'drizzle-orm';
+import { and, eq, gte, inArray, lt, lte, type SQL } from 'drizzle-orm';
 import * as schema from '../schema.js';
 import {
   OPEN_INBOX_STATES,
@@ -44,16 +44,35 @@ export class InboxQueries extends StoreQueries {
   }
 
   async listOpenInbox(sourceId: number): Promise<InboxRow[]> {
+    return this.rowsInOrder(
+      and(eq(schema.inbox.sourceId, sourceId), inArray(schema.inbox.state, [...OPEN_INBOX_STATES])),
+    );
+  }
+
+  async listInboxRange(
+    sourceId: number,
+    fromId: number,
+    toId: number,
+    limit: number,
+  ): Promise<InboxRow[]> {
+    return this.rowsInOrder(
+      and(
+        eq(schema.inbox.sourceId, sourceId),
+        gte(schema.inbox.id, fromId),
+        lte(schema.inbox.id, toId),
+      ),
+      limit,
+    );
+  }
+
+  /** Rows matching `where`, oldest first (at most `limit`; SQLite reads -1 as no limit). */
+  private rowsInOrder(where: SQL | undefined, limit = -1): InboxRow[] {
     return this.db
       .select()
       .from(schema.inbox)
-      .where(
-        and(
-          eq(schema.inbox.sourceId, sourceId),
-          inArray(schema.inbox.state, [...OPEN_INBOX_STATES]),
-        ),
-      )
+      .where(where)
       .orderBy(schema.inbox.id)
+      .limit(limit)
       .all()
       .map(toInbox);
   }

@@ -203,6 +203,14 @@ export class SqliteSubscriberStore implements SubscriberRepository {
   listOpenInbox(sourceId: number): Promise<InboxRow[]> {
     return this.inbox.listOpenInbox(sourceId);
   }
+  listInboxRange(
+    sourceId: number,
+    fromId: number,
+    toId: number,
+    limit: number,
+  ): Promise<InboxRow[]> {
+    return this.inbox.listInboxRange(sourceId, fromId, toId, limit);
+  }
   updateInbox(
     id: number,
     patch: { state?: InboxState; from?: string; until?: string; error?: string },
