@@ -1,11 +1,18 @@
 // How committed deliveries reach the ordering (runner/inbox-feed.ts), driven without sockets
 // (runner-fakes.ts): within queuedDeliveryBytes from memory, beyond it read back from the inbox,
-// in the order the rows were committed either way, deliveries handed over during a read-back
-// included.
+// at start-up a page at a time from the stored rows; in the order the rows were committed each
+// way, each row once, deliveries handed over during a read-back or the start-up listing included.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { at, changeListXml, resourceListXml, runnerRig, type RunnerRig } from './runner-fakes.js';
+import {
+  at,
+  changeListXml,
+  notificationXml,
+  resourceListXml,
+  runnerRig,
+  type RunnerRig,
+} from './runner-fakes.js';
 
 async function started(queuedDeliveryBytes?: number): Promise<RunnerRig> {
   const r = await runnerRig({
@@ -66,4 +73,33 @@ test('beyond queuedDeliveryBytes the rows are read back from the inbox in commit
   await r.runner.idle();
   assert.equal(await readBack(r), readBackRows, 'fed from memory once caught up');
   assert.deepEqual(r.mirror.summary().slice(-1), ['created r100']);
+});
+
+test('at start-up the stored rows are fed a page at a time, in order, and a row also handed over meanwhile is fed once', async () => {
+  const r = await runnerRig({ hub: 'http://hub.test/hub' });
+  r.source.serve('/resourcelist.xml', resourceListXml(10, []));
+  r.source.serve('/changelist.xml', changeListXml(5, undefined, []));
+  // A backlog left by an outage: 150 rows stored, none fed (more than two pages).
+  for (let i = 0; i < 150; i++)
+    await r.repo.insertInbox({
+      sourceId: r.runner.sourceId,
+      receivedAt: r.clock.now,
+      body: notificationXml(10 + i, 11 + i, [{ path: `r${i}`, change: 'created', s: 10 + i }]),
+      signature: 'unsigned',
+    });
+  r.runner.start();
+  // Three more committed and handed over while the position is established: the start-up listing
+  // offers them too.
+  for (let i = 150; i < 153; i++) await commitAndHandOver(r, i);
+  await r.runner.idle();
+  assert.deepEqual(r.mirror.summary(), created(0, 153), 'every change, in commit order');
+  assert.equal(await r.syncedUntil(), at(163));
+  const { values } = await r.metrics.notificationsSuperseded.get();
+  assert.equal(
+    values.reduce((n, v) => n + v.value, 0),
+    0,
+    'none fed twice (a second offer would be dropped as covered)',
+  );
+  assert.ok([...r.repo.inbox.values()].every((row) => row.state === 'applied'));
+  assert.equal((await r.runner.status()).buffered, 0);
 });

@@ -95,10 +95,19 @@ export class MemoryRepository implements SubscriberRepository {
   async getInbox(id: number): Promise<InboxRow | undefined> {
     return this.inbox.get(id);
   }
-  async listOpenInbox(sourceId: number): Promise<InboxRow[]> {
-    return [...this.inbox.values()].filter(
-      (r) => r.sourceId === sourceId && OPEN_INBOX_STATES.includes(r.state),
-    );
+  async listOpenInbox(
+    sourceId: number,
+    page?: { readonly afterId: number; readonly limit: number },
+  ): Promise<InboxRow[]> {
+    return [...this.inbox.values()]
+      .filter(
+        (r) =>
+          r.sourceId === sourceId &&
+          OPEN_INBOX_STATES.includes(r.state) &&
+          (!page || r.id > page.afterId),
+      )
+      .sort((a, b) => a.id - b.id)
+      .slice(0, page ? page.limit : undefined);
   }
   async listInboxRange(
     sourceId: number,

@@ -154,6 +154,12 @@ export class RunnerContext {
   /** Stored inbox rows not yet fed to the ordering (start-up). */
   unfedInbox = 0;
   /**
+   * The highest inbox id fed to the ordering. Rows are fed in id order (their commit order) from
+   * the start-up listing, the deliveries' own steps and the read-back (inbox-feed.ts); a delivery
+   * committed while the start-up listing ran is offered by both, and only the first offer counts.
+   */
+  lastFedId = 0;
+  /**
    * Writes submitted by an effect and awaited with the position write that follows it, so the
    * store's group commit puts them in one transaction (notifications.ts).
    */

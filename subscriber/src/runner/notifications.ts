@@ -58,6 +58,8 @@ export async function receiveRow(
   body: Buffer,
   receivedAt: number,
 ): Promise<void> {
+  if (id <= ctx.lastFedId) return; // offered already (context.ts)
+  ctx.lastFedId = id;
   let n: ChangeNotification;
   try {
     n = parseChangeNotification(body);

@@ -7,7 +7,8 @@ import { initialOrderingState, rebaselined } from '../ordering/index.js';
 import { retryDelayMs } from '../subscription/index.js';
 import { takeBaseline } from './baseline-step.js';
 import { runCatchUpStep, type CatchUpOutcome } from './catch-up-step.js';
-import type { RunnerContext } from './context.js';
+import { nextTurnOfLoop, type RunnerContext } from './context.js';
+import { READ_BACK_BATCH } from './inbox-feed.js';
 import { processTransition, receiveRow } from './notifications.js';
 
 /**
@@ -53,14 +54,21 @@ export async function establishPosition(ctx: RunnerContext): Promise<boolean> {
     ctx.ordering = initialOrderingState();
   }
   ctx.ready = true;
-  // Deliveries from now on queue behind this step; the stored ones are fed first, in order, and
-  // count as buffered (status) until they are.
-  const stored = await repo.listOpenInbox(ctx.source.id);
-  ctx.unfedInbox = stored.length;
-  for (const row of stored) {
-    if (ctx.closed) break;
-    await receiveRow(ctx, row.id, row.body, row.receivedAt);
-    ctx.unfedInbox--;
+  // Deliveries from now on queue behind this step; the stored ones are fed first, in order, a page
+  // at a time (a backlog left by a long outage is not read into memory at once: inbox-feed.ts),
+  // and count as buffered (status) until they are.
+  ctx.unfedInbox = (await repo.counters(ctx.source.id)).openInbox;
+  let afterId = 0;
+  for (let page = 0; !ctx.closed; page++) {
+    if (page > 0) await nextTurnOfLoop();
+    const rows = await repo.listOpenInbox(ctx.source.id, { afterId, limit: READ_BACK_BATCH });
+    for (const row of rows) {
+      if (ctx.closed) break;
+      afterId = row.id;
+      await receiveRow(ctx, row.id, row.body, row.receivedAt);
+      ctx.unfedInbox = Math.max(0, ctx.unfedInbox - 1);
+    }
+    if (rows.length < READ_BACK_BATCH) break;
   }
   ctx.unfedInbox = 0;
   return true;

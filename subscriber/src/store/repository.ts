@@ -201,8 +201,14 @@ export interface SubscriberRepository {
    */
   insertInbox(row: NewInboxRow, onCommitted?: (id: number) => void): Promise<number>;
   getInbox(id: number): Promise<InboxRow | undefined>;
-  /** Rows not yet applied or superseded, oldest first: what a restart feeds back to ordering. */
-  listOpenInbox(sourceId: number): Promise<InboxRow[]>;
+  /**
+   * Rows not yet applied or superseded, oldest first: what a restart feeds back to ordering; with
+   * `page`, only those after `afterId`, at most `limit`.
+   */
+  listOpenInbox(
+    sourceId: number,
+    page?: { readonly afterId: number; readonly limit: number },
+  ): Promise<InboxRow[]>;
   /** The source's rows with ids from `fromId` to `toId`, oldest first, at most `limit`. */
   listInboxRange(
     sourceId: number,

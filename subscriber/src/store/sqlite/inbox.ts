@@ -1,7 +1,7 @@
 // The inbox: every delivery stored (durably, before the 2xx: WS-11) until ordering applied or
 // superseded it; finished rows are pruned after a while.
 import type Database from 'better-sqlite3';
-import { and, eq, gte, inArray, lt, lte, type SQL } from 'drizzle-orm';
+import { and, eq, gt, gte, inArray, lt, lte, type SQL } from 'drizzle-orm';
 import * as schema from '../schema.js';
 import {
   OPEN_INBOX_STATES,
@@ -43,9 +43,17 @@ export class InboxQueries extends StoreQueries {
     return row && toInbox(row);
   }
 
-  async listOpenInbox(sourceId: number): Promise<InboxRow[]> {
+  async listOpenInbox(
+    sourceId: number,
+    page?: { readonly afterId: number; readonly limit: number },
+  ): Promise<InboxRow[]> {
     return this.rowsInOrder(
-      and(eq(schema.inbox.sourceId, sourceId), inArray(schema.inbox.state, [...OPEN_INBOX_STATES])),
+      and(
+        eq(schema.inbox.sourceId, sourceId),
+        inArray(schema.inbox.state, [...OPEN_INBOX_STATES]),
+        page ? gt(schema.inbox.id, page.afterId) : undefined,
+      ),
+      page?.limit,
     );
   }
 

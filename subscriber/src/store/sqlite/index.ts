@@ -200,8 +200,11 @@ export class SqliteSubscriberStore implements SubscriberRepository {
   getInbox(id: number): Promise<InboxRow | undefined> {
     return this.inbox.getInbox(id);
   }
-  listOpenInbox(sourceId: number): Promise<InboxRow[]> {
-    return this.inbox.listOpenInbox(sourceId);
+  listOpenInbox(
+    sourceId: number,
+    page?: { readonly afterId: number; readonly limit: number },
+  ): Promise<InboxRow[]> {
+    return this.inbox.listOpenInbox(sourceId, page);
   }
   listInboxRange(
     sourceId: number,
