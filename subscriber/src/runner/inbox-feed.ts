@@ -13,6 +13,7 @@
 // one does too until the read-back has fed them all, so the ordering receives the rows in the order
 // they were committed, as before. The read-back yields a turn of the event loop between rows, as
 // the lane does between steps (context.ts): without it the same burst took 42 s to accept.
+import type { InboxRow } from '../store/index.js';
 import { nextTurnOfLoop, type RunnerContext } from './context.js';
 import { receiveRow } from './notifications.js';
 
@@ -76,18 +77,34 @@ export class InboxFeed {
       spill.last,
       READ_BACK_BATCH,
     );
-    for (const [i, row] of rows.entries()) {
-      if (i > 0) await nextTurnOfLoop();
-      if (ctx.closed) return;
+    await feedStoredRows(ctx, rows, (row) => {
       spill.next = row.id + 1;
       this.waitingInInbox--;
-      await receiveRow(ctx, row.id, row.body, row.receivedAt);
-    }
+    });
+    if (ctx.closed) return;
     this.onReadBack(rows.length);
     // Deliveries handed over meanwhile moved `last`; caught up only once past it. (No rows short of
     // `last` cannot happen: a row is pruned only once finished, and `last` was handed over.)
     if (rows.length > 0 && spill.next <= spill.last) return this.queueReadBack();
     this.spill = undefined;
     this.waitingInInbox = 0;
+  }
+}
+
+/**
+ * Feeds stored rows to the ordering in their order, with a turn of the event loop before each but
+ * the first, so that intake reads the requests waiting meanwhile; `taking` is told of each row
+ * before it is fed. Stops when the runner closes. (The read-back and the start-up feed use it.)
+ */
+export async function feedStoredRows(
+  ctx: RunnerContext,
+  rows: readonly InboxRow[],
+  taking: (row: InboxRow) => void,
+): Promise<void> {
+  for (const [i, row] of rows.entries()) {
+    if (i > 0) await nextTurnOfLoop();
+    if (ctx.closed) return;
+    taking(row);
+    await receiveRow(ctx, row.id, row.body, row.receivedAt);
   }
 }

@@ -8,8 +8,8 @@ import { retryDelayMs } from '../subscription/index.js';
 import { takeBaseline } from './baseline-step.js';
 import { runCatchUpStep, type CatchUpOutcome } from './catch-up-step.js';
 import { nextTurnOfLoop, type RunnerContext } from './context.js';
-import { READ_BACK_BATCH } from './inbox-feed.js';
-import { processTransition, receiveRow } from './notifications.js';
+import { feedStoredRows, READ_BACK_BATCH } from './inbox-feed.js';
+import { processTransition } from './notifications.js';
 
 /**
  * Catch-up to whatever the Change Lists hold now: only when no step is in flight. The position moves
@@ -59,16 +59,14 @@ export async function establishPosition(ctx: RunnerContext): Promise<boolean> {
   // and count as buffered (status) until they are.
   ctx.unfedInbox = (await repo.counters(ctx.source.id)).openInbox;
   let afterId = 0;
-  for (let page = 0; !ctx.closed; page++) {
-    if (page > 0) await nextTurnOfLoop();
+  for (;;) {
     const rows = await repo.listOpenInbox(ctx.source.id, { afterId, limit: READ_BACK_BATCH });
-    for (const row of rows) {
-      if (ctx.closed) break;
+    await feedStoredRows(ctx, rows, (row) => {
       afterId = row.id;
-      await receiveRow(ctx, row.id, row.body, row.receivedAt);
       ctx.unfedInbox = Math.max(0, ctx.unfedInbox - 1);
-    }
-    if (rows.length < READ_BACK_BATCH) break;
+    });
+    if (rows.length < READ_BACK_BATCH || ctx.closed) break;
+    await nextTurnOfLoop();
   }
   ctx.unfedInbox = 0;
   return true;

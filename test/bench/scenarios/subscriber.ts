@@ -5,9 +5,9 @@
 // doing nothing else, and a durable floor that only verifies, inserts and syncs before its 202
 // (lib/intake-receivers.ts), and the same subscriber with its apply held back (the intake alone:
 // what the apply, which shares the subscriber's thread, costs the intake). Each runs in a process
-// of its own (lib/intake-child.ts for the subscriber); the driver sends the same signed POSTs to all, interleaved (sub, raw, floor, sub,
-// ..., three rounds), best of two concurrency settings each; CPU/op and peak RSS are the receiving
-// process's own.
+// of its own (lib/intake-child.ts for the subscriber); the driver sends the same signed POSTs to
+// all, interleaved (sub, raw, floor, sub, ..., three rounds), best of two concurrency settings
+// each; CPU/op and peak RSS are the receiving process's own.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';

@@ -174,7 +174,7 @@ export function isUnavailableInScope(faults: Readonly<Faults>, path: string): bo
 export function isListServed(path: string, status: number): boolean {
   return (
     status === 200 &&
-    (path === '/resourcelist.xml' || /^\/(resourcelist\/\d+|changelist)\/\d+\.xml$/.test(path))
+    (RESOURCE_LIST_PATH.test(path) || (isChangeListPath(path) && path !== '/changelist.xml'))
   );
 }
 
