@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { testPostgres } from '../../scripts/postgres-server.mjs';
 import { openPostgresRepository, type PostgresRepository } from '../src/store/index.js';
+import { PART_BYTES } from '../src/store/body-parts.js';
+import { appendInTransaction } from '../src/store/postgres/appends.js';
 import { runRepositoryContract } from './repository-contract.js';
 
 const server = await testPostgres();
@@ -86,5 +88,90 @@ test(
       [...fromFirst].sort((a, b) => a - b),
     );
     await Promise.all(repos.map((r) => r.close()));
+  },
+);
+
+test(
+  "postgres: promise 1: a large body is stored in parts in its row's transaction, read back in order, and pruned with its row",
+  { skip },
+  async () => {
+    if ('skip' in server) return;
+    const url = server.newDatabase('parts');
+    const repo = await openPostgresRepository(url, { listen: false });
+    const peek = new pg.Client({ connectionString: url });
+    await peek.connect();
+    const parts = async (): Promise<number[]> =>
+      (
+        await peek.query<{ n: number }>(
+          'SELECT length(bytes) AS n FROM notification_parts ORDER BY payload_id, part',
+        )
+      ).rows.map((r) => r.n);
+    try {
+      // Every byte differs from its neighbours', so parts read out of order would not compare equal.
+      const big = Buffer.from(Array.from({ length: PART_BYTES * 3 + 1 }, (_, i) => i % 251));
+      const note = (body: Buffer, receivedAt: number) => ({
+        topicUrl: 'http://t/parts',
+        receivedAt,
+        contentType: 'application/xml',
+        linkHeader: '<http://t/parts>; rel="self"',
+        body,
+      });
+      const stored = await repo.appendNotification(note(big, 100));
+      await repo.appendNotification(note(Buffer.from('small'), 200));
+      assert.deepEqual(await parts(), [PART_BYTES, PART_BYTES, PART_BYTES, 1]);
+      const row = await peek.query<{ inline: number; payloadId: string | null }>(
+        'SELECT length(body) AS inline, payload_id AS "payloadId" FROM notifications WHERE seq = $1',
+        [stored.seq],
+      );
+      assert.equal(row.rows[0]!.inline, 0, 'the notification row holds no copy of the body');
+      assert.notEqual(row.rows[0]!.payloadId, null);
+      assert.ok((await repo.getNotification(stored.topicId, stored.seq))?.body.equals(big));
+
+      assert.equal(await repo.pruneNotifications(150), 1);
+      assert.deepEqual(await parts(), [], 'the parts went with their row');
+      assert.equal(
+        (await repo.getNotification(stored.topicId, stored.seq + 1))?.body.toString(),
+        'small',
+      );
+    } finally {
+      await peek.end();
+      await repo.close();
+    }
+  },
+);
+
+test(
+  'postgres: promise 1: parts written in a transaction that rolls back leave nothing behind',
+  { skip },
+  async () => {
+    if ('skip' in server) return;
+    const url = server.newDatabase('parts-rollback');
+    const repo = await openPostgresRepository(url, { listen: false });
+    await repo.close();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query('BEGIN');
+      await appendInTransaction(client as pg.PoolClient, [
+        {
+          topicUrl: 'http://t/rolled-back',
+          receivedAt: 1,
+          contentType: 'application/xml',
+          linkHeader: '<http://t/rolled-back>; rel="self"',
+          body: Buffer.alloc(PART_BYTES * 2, 0x61),
+        },
+      ]);
+      const during = await client.query<{ n: number }>(
+        'SELECT COUNT(*)::int AS n FROM notification_parts',
+      );
+      assert.equal(during.rows[0]!.n, 2, 'the parts are written inside the transaction');
+      await client.query('ROLLBACK');
+      const after = await client.query<{ n: number }>(
+        'SELECT (SELECT COUNT(*) FROM notification_parts)::int + (SELECT COUNT(*) FROM notifications)::int AS n',
+      );
+      assert.equal(after.rows[0]!.n, 0);
+    } finally {
+      await client.end();
+    }
   },
 );

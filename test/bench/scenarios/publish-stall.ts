@@ -152,7 +152,7 @@ const scenario: BenchScenario = {
       whole = Math.min(whole, performance.now() - t);
     }
     const rows = await measureEngine(ctx, 'SQLite', join(ctx.tmpDir, 'hub.db'), body, whole);
-    // PostgreSQL keeps large bodies inline: the driver's copy of the bytea parameter is its stall.
+    // PostgreSQL stores a large body in parts too, a statement each (hub/src/store/body-parts.ts).
     const pg = await startPostgres({ fsync: true });
     if ('error' in pg) {
       ctx.log(`PostgreSQL arm skipped: ${pg.error}`);

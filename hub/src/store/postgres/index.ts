@@ -35,6 +35,7 @@ import {
 import { HUB_CHANNEL, StoreEvents, encodeEvent, type StoreEvent } from './events.js';
 import { PgClusterStore } from './cluster.js';
 import { PgAppendQueue } from './appends.js';
+import { readParts } from './payloads.js';
 import type { PgContext } from './context.js';
 import * as tenants from './tenants.js';
 import * as intents from './intents.js';
@@ -185,12 +186,16 @@ class PgRepository implements PostgresRepository {
 
   private readNotification(topicId: number, seq: number): Promise<StoredNotification | undefined> {
     return this.call(async () => {
-      const r = await this.pool.query<StoredNotification>({
+      const r = await this.pool.query<StoredNotification & { payloadId: number | null }>({
         name: 'rsn_get_notification',
-        text: 'SELECT topic_id AS "topicId", seq, received_at AS "receivedAt", content_type AS "contentType", link_header AS "linkHeader", body FROM notifications WHERE topic_id = $1 AND seq = $2',
+        text: 'SELECT topic_id AS "topicId", seq, received_at AS "receivedAt", content_type AS "contentType", link_header AS "linkHeader", body, payload_id AS "payloadId" FROM notifications WHERE topic_id = $1 AND seq = $2',
         values: [topicId, seq],
       });
-      return r.rows[0];
+      if (!r.rows[0]) return undefined;
+      const { payloadId, ...stored } = r.rows[0];
+      return payloadId === null
+        ? stored
+        : { ...stored, body: await readParts(this.pool, payloadId) };
     });
   }
 

@@ -121,9 +121,32 @@ export const notifications = pgTable(
     receivedAt: ms('received_at').notNull(),
     contentType: text('content_type').notNull(),
     linkHeader: text('link_header').notNull(),
+    /** Empty when the body is stored in parts (`payloadId` set): see notificationParts. */
     body: bytea('body').notNull(),
+    payloadId: bigint('payload_id', { mode: 'number' }),
   },
-  (t) => [uniqueIndex('notifications_topic_seq_unique').on(t.topicId, t.seq)],
+  (t) => [
+    uniqueIndex('notifications_topic_seq_unique').on(t.topicId, t.seq),
+    uniqueIndex('notifications_payload_unique').on(t.payloadId),
+  ],
+);
+
+/**
+ * The body of a large notification in parts (../body-parts.ts), written in the transaction that
+ * inserts its notification row, one statement a part; removed with the row by the foreign key
+ * (which is why only this engine has a unique index on notifications.payload_id).
+ */
+export const notificationParts = pgTable(
+  'notification_parts',
+  {
+    payloadId: bigint('payload_id', { mode: 'number' })
+      .notNull()
+      .references((): AnyPgColumn => notifications.payloadId, { onDelete: 'cascade' }),
+    part: integer('part').notNull(),
+    bytes: bytea('bytes').notNull(),
+    createdAt: ms('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('notification_parts_payload_part').on(t.payloadId, t.part)],
 );
 
 export const givenUp = pgTable(

@@ -6,13 +6,10 @@
 // belong to no notification (delivery reads notifications only), so a crash mid-way loses nothing
 // that was answered 200 (promise 1) and leaves parts that upkeep sweeps.
 import type Database from 'better-sqlite3';
-import { randomInt } from 'node:crypto';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { concatInSlices } from '@rsnotify/service-kit';
+import { PART_BYTES, bodyParts, newPayloadId } from '../body-parts.js';
 import { StoreError } from '../errors.js';
-
-/** Bodies up to this size are stored inline; larger ones in parts of this size (~1-3 ms a commit). */
-export const PART_BYTES = 512 * 1024;
 
 /** Staged parts no notification names after this long are a publish that never committed. */
 export const STAGING_GRACE_MS = 10 * 60_000;
@@ -30,22 +27,19 @@ export class PayloadParts {
       .pluck() as Database.Statement<[number, number]>;
   }
 
-  /** True when `body` is stored in parts rather than inline. */
+  /** True when `body` is stored in parts rather than inline (larger than one part). */
   static needsParts(body: Buffer): boolean {
     return body.length > PART_BYTES;
   }
 
-  /**
-   * Writes `body` as parts and returns their payload id. Random rather than counted, so that two hub
-   * processes staging on one database file never pick the same id (the unique index would refuse it).
-   */
+  /** Writes `body` as parts and returns their payload id. */
   async stage(body: Buffer, now: number): Promise<number> {
-    const payloadId = randomInt(1, 2 ** 47);
-    for (let part = 0, at = 0; at < body.length; part++, at += PART_BYTES) {
+    const payloadId = newPayloadId();
+    for (const { part, bytes } of bodyParts(body)) {
       if (part > 0) await yieldToEventLoop();
       if (!this.sqlite.open)
         throw new StoreError('RSN_STORE_UNAVAILABLE', 'the hub database is closed');
-      this.insertPart.run(payloadId, part, body.subarray(at, at + PART_BYTES), now);
+      this.insertPart.run(payloadId, part, bytes, now);
     }
     return payloadId;
   }
