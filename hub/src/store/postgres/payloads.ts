@@ -7,13 +7,12 @@ import type pg from 'pg';
 import { concatInSlices } from '@rsnotify/service-kit';
 import { bodyParts, newPayloadId } from '../body-parts.js';
 import type { NewNotification } from '../repository.js';
-import type { Appended } from './appends.js';
 
 /** A notification row with an empty body, then its body's parts (../body-parts.ts) in order. */
 export async function insertInParts(
   client: pg.PoolClient,
   n: NewNotification,
-  at: Appended,
+  at: { readonly topicId: number; readonly seq: number },
 ): Promise<void> {
   const payloadId = newPayloadId();
   await client.query({
