@@ -113,3 +113,31 @@ test('atomic write: while a new version streams in, readers see the old file who
   assert.equal(await readFile(path, 'utf8'), v2);
   assert.equal((await readdir(join(path, '..'))).filter(isTempFileName).length, 0);
 });
+
+test('a batch of many changes that need no I/O lets the event loop turn while it applies', async (t) => {
+  const s = await setup(t);
+  // Deletes of files the mirror never had: each runs to its end without waiting on I/O.
+  const changes = Array.from({ length: 2_000 }, (_, i) =>
+    change(`${s.src.baseUrl}/never-had/${i}`, 'deleted'),
+  );
+  let appliedWhenTheLoopTurned: number | undefined;
+  let applied = 0;
+  const applying = s.mirror.apply(changes).then((results) => {
+    applied = results.length;
+    return results;
+  });
+  setImmediate(() => {
+    appliedWhenTheLoopTurned = applied;
+  });
+  const results = await applying;
+  assert.equal(results.length, changes.length);
+  assert.ok(
+    results.every((r) => r.outcome === 'deleted' || r.outcome === 'skipped'),
+    'every delete is answered',
+  );
+  assert.equal(
+    appliedWhenTheLoopTurned,
+    0,
+    'an immediate queued when the batch began ran before the batch ended',
+  );
+});

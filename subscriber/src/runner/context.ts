@@ -4,7 +4,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import {
   describeError,
-  parseChangeNotification,
+  parseChangeNotificationInSlices,
   type ChangeNotification,
   type DateTime,
 } from '@rsnotify/shared';
@@ -216,7 +216,7 @@ export class RunnerContext {
     const row = await this.rt.repo.getInbox(id);
     if (!row) return undefined;
     try {
-      return parseChangeNotification(row.body);
+      return await parseChangeNotificationInSlices(row.body);
     } catch {
       return undefined;
     }
