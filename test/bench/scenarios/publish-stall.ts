@@ -7,7 +7,6 @@
 // not scheduled at all: read it against the ratio, not as an absolute. The second row is not
 // disturbed by load: the longest CPU time the hub's thread spent between two ticks of a 1 ms timer
 // (Linux: /proc/self/task/<pid>/schedstat), i.e. the stall the same work makes on a quiet machine.
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { request } from 'undici';
@@ -15,6 +14,7 @@ import { startHub } from '@rsnotify/hub';
 import { parseChangeNotification } from '@rsnotify/shared';
 import { createDatabase, startPostgres } from '../../../scripts/postgres-server.mjs';
 import type { BenchContext, BenchRow, BenchScenario } from '../types.js';
+import { watchCpuStall } from '../lib/cpu-stall.js';
 
 const RUNS = 3;
 const TOPIC = 'http://source.test/changes';
@@ -24,36 +24,6 @@ const HEAD =
   '<rs:md capability="change-notification" from="2026-01-01T00:00:00Z" until="2026-01-01T00:00:01Z"/>';
 const ENTRY =
   '<url><loc>http://source.test/r/€0000001</loc><rs:md change="updated" datetime="2026-01-01T00:00:00Z"/></url>\n';
-
-/** CPU time of this process's main thread in ns, or undefined where /proc does not tell. */
-function mainThreadCpuNs(): number | undefined {
-  try {
-    return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Watches the longest main-thread CPU time between two turns of a 1 ms timer until stopped. */
-function watchCpuStall(): { stop(): number } | undefined {
-  let last = mainThreadCpuNs();
-  if (last === undefined) return undefined;
-  let longest = 0;
-  let timer: NodeJS.Timeout;
-  const tick = (): void => {
-    const now = mainThreadCpuNs()!;
-    longest = Math.max(longest, (now - last!) / 1e6);
-    last = mainThreadCpuNs();
-    timer = setTimeout(tick, 1);
-  };
-  timer = setTimeout(tick, 1);
-  return {
-    stop: () => {
-      clearTimeout(timer);
-      return longest;
-    },
-  };
-}
 
 function bodyOf(bytes: number, filler: string): Buffer {
   const n = Math.floor((bytes - HEAD.length - ENTRY.length - 20) / Buffer.byteLength(filler));
