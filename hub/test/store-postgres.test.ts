@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { testPostgres } from '../../scripts/postgres-server.mjs';
 import { openPostgresRepository, type PostgresRepository } from '../src/store/index.js';
-import { PART_BYTES } from '../src/store/body-parts.js';
+import { PART_BYTES } from '@rsnotify/service-kit';
 import { appendInTransaction } from '../src/store/postgres/appends.js';
 import { runRepositoryContract } from './repository-contract.js';
 

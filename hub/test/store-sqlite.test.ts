@@ -9,8 +9,7 @@ import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { openSqliteRepository } from '../src/store/index.js';
-import { PART_BYTES } from '../src/store/body-parts.js';
-import { STAGING_GRACE_MS } from '../src/store/sqlite/payloads.js';
+import { PART_BYTES, STAGING_GRACE_MS } from '@rsnotify/service-kit';
 import { runRepositoryContract } from './repository-contract.js';
 
 const root = mkdtempSync(join(tmpdir(), 'rsnotify-hub-store-'));

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   at,
+  BASE,
   capabilityListXml,
   changeListXml,
   resourceListXml,
@@ -12,7 +13,7 @@ import {
   T0,
   type RunnerRig,
 } from './runner-fakes.js';
-import { pollRediscoveryIntervalMs } from '../src/runner/index.js';
+import { EVENTS_PER_COMMIT, pollRediscoveryIntervalMs } from '../src/runner/index.js';
 
 const HUB = 'http://hub.test/hub';
 
@@ -170,4 +171,26 @@ test('a notification whose change fails is retried and holds the position until 
   r.mirror.failing.clear();
   await r.advance(1_000);
   assert.equal(await r.syncedUntil(), at(12));
+});
+
+test('the events of a notification of many changes are recorded in commits of at most EVENTS_PER_COMMIT, all of them', async () => {
+  const r = await started();
+  const commits: number[] = [];
+  const addEvents = r.repo.addEvents.bind(r.repo);
+  r.repo.addEvents = (sourceId, events) => {
+    commits.push(events.length);
+    return addEvents(sourceId, events);
+  };
+  const n = 2 * EVENTS_PER_COMMIT + 5;
+  const entries = Array.from({ length: n }, (_, i) => ({
+    path: `many/${i}`,
+    change: 'deleted' as const,
+    s: 11,
+  }));
+  await r.deliver(10, 12, entries);
+  assert.equal(await r.syncedUntil(), at(12));
+  assert.deepEqual(commits, [EVENTS_PER_COMMIT, EVENTS_PER_COMMIT, 5]);
+  const recorded = r.repo.events.filter((e) => e.uri.startsWith(`${BASE}/r/many/`));
+  assert.equal(recorded.length, n, 'one event per change');
+  assert.equal(new Set(recorded.map((e) => e.uri)).size, n, 'each change once');
 });

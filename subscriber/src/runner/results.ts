@@ -16,6 +16,9 @@ import type { ApplyResult } from '../mirror/index.js';
 import type { EventRecord } from '../store/index.js';
 import type { RunnerContext } from './context.js';
 
+/** The most events one commit records (~10 ms of SQLite inserts). */
+export const EVENTS_PER_COMMIT = 4096;
+
 export const failureKind = (r: ApplyResult): FailureKind =>
   r.error ? classifyFailure(r.error) : 'blocking';
 
@@ -107,8 +110,8 @@ function failureEvent(
  * Records each outcome (events table, metrics); returns how many failed in a way that must hold the
  * position (promise 3). A URI refused by the path mapping (promise 4) or gone at the Source is
  * recorded and reported but cannot block: no retry will ever bring it. With `writes`, the events'
- * write is added there instead of awaited, as a trailing write (the caller submits more writes in
- * the same turn and does not wait for them, so all of them share one commit).
+ * (last) write is added there instead of awaited, as a trailing write (the caller submits more
+ * writes in the same turn and does not wait for them, so all of them share one commit).
  */
 export async function recordResults(
   ctx: RunnerContext,
@@ -139,7 +142,18 @@ export async function recordResults(
       event,
     );
   }
-  const recorded = ctx.rt.repo.addEvents(ctx.source.id, events, { trailing: writes !== undefined });
+  // A notification of tens of thousands of changes: all but the last EVENTS_PER_COMMIT events are
+  // committed first, a commit each, so that no single commit holds the event loop for their whole
+  // insert (~2.5 µs a row: 78,000 rows took 250 ms). If the process dies before the last commit,
+  // the notification is applied again and records that attempt too, as a retried apply does.
+  let first = 0;
+  for (; events.length - first > EVENTS_PER_COMMIT; first += EVENTS_PER_COMMIT)
+    await ctx.rt.repo.addEvents(ctx.source.id, events.slice(first, first + EVENTS_PER_COMMIT));
+  const recorded = ctx.rt.repo.addEvents(
+    ctx.source.id,
+    first === 0 ? events : events.slice(first),
+    { trailing: writes !== undefined },
+  );
   if (writes) writes.push(recorded);
   else await recorded;
   if (events.length > failed) ctx.lastAppliedAt = now; // persisted with the next position write

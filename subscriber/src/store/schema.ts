@@ -89,7 +89,9 @@ export const inbox = sqliteTable(
     subscriptionId: integer('subscription_id'),
     receivedAt: integer('received_at').notNull(),
     contentType: text('content_type'),
+    /** Empty when the body is stored in parts (`payloadId` set): see inboxParts. */
     body: blob('body', { mode: 'buffer' }).notNull(),
+    payloadId: integer('payload_id'),
     /** ok | unsigned (no secret was set) */
     signature: text('signature').notNull(),
     from: text('from_at'),
@@ -99,6 +101,24 @@ export const inbox = sqliteTable(
     error: text('error'),
   },
   (t) => [index('inbox_source_state_idx').on(t.sourceId, t.state, t.id)],
+);
+
+/**
+ * The body of a large delivery in parts (service-kit's SqliteBodyParts), each written in its own
+ * short statement, so that neither the insert of its inbox row nor the updates of the row's state
+ * write the whole body in one turn of the event loop. Parts are staged before their row and belong
+ * to a delivery only once the row naming their payload id commits (WS-11); parts no row names are
+ * swept when the store opens and when the inbox is pruned.
+ */
+export const inboxParts = sqliteTable(
+  'inbox_parts',
+  {
+    payloadId: integer('payload_id').notNull(),
+    part: integer('part').notNull(),
+    bytes: blob('bytes', { mode: 'buffer' }).notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('inbox_parts_payload_part').on(t.payloadId, t.part)],
 );
 
 export const position = sqliteTable('position', {

@@ -12,7 +12,7 @@ import { insertInParts } from './payloads.js';
 
 export type Appended = { topicId: number; seq: number };
 
-/** Bodies above this are stored in parts (../body-parts.ts), a statement each. */
+/** Bodies above this are stored in parts (service-kit's bodyParts), a statement each. */
 const INLINE_BODY_BYTES = 64 * 1024;
 
 type Pending = {

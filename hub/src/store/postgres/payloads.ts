@@ -1,14 +1,13 @@
-// Large notification bodies in parts (schema.notificationParts, ../body-parts.ts). The parts are
-// written inside the transaction that inserts their notification row, a statement each, so they
-// commit with it or not at all (nothing to sweep after a crash, unlike SQLite's staging), and go
-// with it when it is pruned (ON DELETE CASCADE). Each statement is awaited: the event loop gets a
-// turn between parts, on the way in and on the way out.
+// Large notification bodies in parts (schema.notificationParts; the cut: service-kit's
+// body-parts.ts). The parts are written inside the transaction that inserts their notification
+// row, a statement each, so they commit with it or not at all (nothing to sweep after a crash,
+// unlike SQLite's staging), and go with it when it is pruned (ON DELETE CASCADE). Each statement
+// is awaited: the event loop gets a turn between parts, on the way in and on the way out.
 import type pg from 'pg';
-import { concatInSlices } from '@rsnotify/service-kit';
-import { bodyParts, newPayloadId } from '../body-parts.js';
+import { bodyParts, concatInSlices, newPayloadId } from '@rsnotify/service-kit';
 import type { NewNotification } from '../repository.js';
 
-/** A notification row with an empty body, then its body's parts (../body-parts.ts) in order. */
+/** A notification row with an empty body, then its body's parts (service-kit's bodyParts) in order. */
 export async function insertInParts(
   client: pg.PoolClient,
   n: NewNotification,

@@ -4,7 +4,7 @@
 import type Database from 'better-sqlite3';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { and, asc, eq } from 'drizzle-orm';
-import { GroupCommit } from '@rsnotify/service-kit';
+import { GroupCommit, SqliteBodyParts } from '@rsnotify/service-kit';
 import { StoreError } from '../errors.js';
 import { toSubscription } from '../rows.js';
 import * as schema from '../schema.js';
@@ -25,7 +25,6 @@ import type { SqliteContext } from './context.js';
 import * as tenants from './tenants.js';
 import * as intents from './intents.js';
 import * as upkeep from './upkeep.js';
-import { PayloadParts } from './payloads.js';
 import { topicEndSql, type TopicEnds } from './topic-ends.js';
 
 type SubscriptionRow = typeof schema.subscriptions.$inferSelect;
@@ -54,7 +53,7 @@ export class SqliteRepository implements HubRepository {
     (batch: readonly Append[]) => { topicId: number; seq: number }[]
   >;
   private readonly appends: GroupCommit<Append, { topicId: number; seq: number }>;
-  private readonly payloads: PayloadParts;
+  private readonly payloads: SqliteBodyParts;
   private readonly cursorsTx: (updates: readonly CursorUpdate[], now: number) => void;
   private readonly ctx: SqliteContext;
 
@@ -80,7 +79,11 @@ export class SqliteRepository implements HubRepository {
     this.selectTopics = sqlite.prepare(
       `SELECT t.id, t.url, ${topicEndSql('t')} AS lastSeq FROM topics t`,
     );
-    this.payloads = new PayloadParts(sqlite);
+    this.payloads = new SqliteBodyParts(
+      sqlite,
+      'notification_parts',
+      () => new StoreError('RSN_STORE_UNAVAILABLE', 'the hub database is closed'),
+    );
     this.updateCursor = sqlite.prepare(
       'UPDATE subscriptions SET delivered_seq = MAX(delivered_seq, ?), attempts = ?, next_attempt_at = ?, first_failed_at = ?, last_status = ?, last_error = ?, updated_at = ? WHERE id = ?',
     );
@@ -178,7 +181,7 @@ export class SqliteRepository implements HubRepository {
    */
   async appendNotification(n: NewNotification): Promise<{ topicId: number; seq: number }> {
     // A large body is staged in parts first; its row (and so the notification) commits after.
-    const payloadId = PayloadParts.needsParts(n.body)
+    const payloadId = SqliteBodyParts.needsParts(n.body)
       ? await this.payloads.stage(n.body, n.receivedAt)
       : null;
     return this.appends.submit({ ...n, payloadId });

@@ -1,11 +1,11 @@
 // Bookkeeping in the SQLite engine: pruning delivered notifications (M-5), lease expiry and the
 // counts the metrics read.
+import { STAGING_GRACE_MS } from '@rsnotify/service-kit';
 import { inArray, lte } from 'drizzle-orm';
 import * as schema from '../schema.js';
 import type { Subscription, SubscriptionCounts } from '../repository.js';
 import { toSubscription } from '../rows.js';
 import type { SqliteContext } from './context.js';
-import { STAGING_GRACE_MS } from './payloads.js';
 import { PERSIST_TOPIC_ENDS_SQL } from './topic-ends.js';
 
 export async function pruneNotifications(

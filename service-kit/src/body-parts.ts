@@ -1,8 +1,8 @@
-// Large notification bodies are stored in parts by both engines (the notification_parts tables), so
-// that no single statement carries a whole body of up to 16 MiB: SQLite writes synchronously on the
-// event loop, and node-postgres copies every parameter of a statement into one message before it
-// sends it (a 16 MiB bytea held the loop for 50-85 ms). A row naming a payload id has an empty body;
-// its parts, in order, are the body.
+// Large bodies stored in parts, by the hub (both engines) and the subscriber's inbox: no single
+// statement carries a whole body of up to 16 MiB. SQLite writes synchronously on the event loop
+// (and rewrites a row whole when any column of it changes), and node-postgres copies every
+// parameter of a statement into one message before it sends it (a 16 MiB bytea held the loop for
+// 50-85 ms). A row naming a payload id has an empty body; its parts, in order, are the body.
 import { randomInt } from 'node:crypto';
 
 /** The size of a part (~1-3 ms of the event loop to write or read one). */
