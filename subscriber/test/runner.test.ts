@@ -173,11 +173,28 @@ test('a notification whose change fails is retried and holds the position until 
   assert.equal(await r.syncedUntil(), at(12));
 });
 
-test('the events of a notification of many changes are recorded in commits of at most EVENTS_PER_COMMIT, all of them', async () => {
+test('a notification of many changes: its results are gone through a slice per turn, its events recorded in commits of at most EVENTS_PER_COMMIT, all of them', async () => {
   const r = await started();
+  // Turns of the event loop from the end of the apply to the first events commit.
+  let turns = 0;
+  let counting = false;
+  let turnsBeforeFirstCommit: number | undefined;
+  const tick = (): void => {
+    if (!counting) return;
+    turns++;
+    setImmediate(tick);
+  };
+  const apply = r.mirror.apply.bind(r.mirror);
+  r.mirror.apply = async (changes) => {
+    const results = await apply(changes);
+    counting = true;
+    setImmediate(tick);
+    return results;
+  };
   const commits: number[] = [];
   const addEvents = r.repo.addEvents.bind(r.repo);
   r.repo.addEvents = (sourceId, events) => {
+    turnsBeforeFirstCommit ??= turns;
     commits.push(events.length);
     return addEvents(sourceId, events);
   };
@@ -188,9 +205,17 @@ test('the events of a notification of many changes are recorded in commits of at
     s: 11,
   }));
   await r.deliver(10, 12, entries);
+  counting = false;
   assert.equal(await r.syncedUntil(), at(12));
+  assert.ok(
+    (turnsBeforeFirstCommit ?? 0) >= 2,
+    `the event loop turned while the results were gone through (${turnsBeforeFirstCommit})`,
+  );
   assert.deepEqual(commits, [EVENTS_PER_COMMIT, EVENTS_PER_COMMIT, 5]);
   const recorded = r.repo.events.filter((e) => e.uri.startsWith(`${BASE}/r/many/`));
   assert.equal(recorded.length, n, 'one event per change');
   assert.equal(new Set(recorded.map((e) => e.uri)).size, n, 'each change once');
+  const { values } = await r.metrics.changesApplied.get();
+  const deleted = values.find((v) => v.labels.outcome === 'deleted')?.value ?? 0;
+  assert.ok(deleted >= n, `every change counted in the metric (${deleted})`);
 });

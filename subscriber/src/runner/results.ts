@@ -14,9 +14,9 @@ import {
 } from '../catchup/index.js';
 import type { ApplyResult } from '../mirror/index.js';
 import type { EventRecord } from '../store/index.js';
-import type { RunnerContext } from './context.js';
+import { nextTurnOfLoop, type RunnerContext } from './context.js';
 
-/** The most events one commit records (~10 ms of SQLite inserts). */
+/** The most events one commit records (~10 ms of SQLite inserts); also the results looked at per turn. */
 export const EVENTS_PER_COMMIT = 4096;
 
 export const failureKind = (r: ApplyResult): FailureKind =>
@@ -120,18 +120,27 @@ export async function recordResults(
 ): Promise<number> {
   const now = ctx.now();
   const events: EventRecord[] = [];
+  const perOutcome = new Map<ApplyResult['outcome'], number>();
   let failed = 0;
   let firstError: string | undefined;
-  for (const r of results) {
-    ctx.rt.metrics.changesApplied.inc({ source: ctx.cfg.name, outcome: r.outcome });
+  for (let i = 0; i < results.length; i++) {
+    // Tens of thousands of results (~0.8 µs each) are gone through a slice per turn of the loop.
+    if (i > 0 && i % EVENTS_PER_COMMIT === 0) await nextTurnOfLoop();
+    const r = results[i]!;
+    perOutcome.set(r.outcome, (perOutcome.get(r.outcome) ?? 0) + 1);
     if (r.outcome === 'skipped') continue;
-    events.push({
-      at: now,
-      uri: r.uri,
-      change: r.change,
-      outcome: r.outcome,
-      ...(r.error ? { errorCode: r.error.code, error: r.error.message.slice(0, 500) } : {}),
-    });
+    events.push(
+      r.error
+        ? {
+            at: now,
+            uri: r.uri,
+            change: r.change,
+            outcome: r.outcome,
+            errorCode: r.error.code,
+            error: r.error.message.slice(0, 500),
+          }
+        : { at: now, uri: r.uri, change: r.change, outcome: r.outcome },
+    );
     if (r.outcome !== 'failed') continue;
     const kind = failureKind(r);
     if (holdsPosition(kind)) failed++;
@@ -142,6 +151,8 @@ export async function recordResults(
       event,
     );
   }
+  for (const [outcome, n] of perOutcome)
+    ctx.rt.metrics.changesApplied.inc({ source: ctx.cfg.name, outcome }, n);
   // A notification of tens of thousands of changes: all but the last EVENTS_PER_COMMIT events are
   // committed first, a commit each, so that no single commit holds the event loop for their whole
   // insert (~2.5 µs a row: 78,000 rows took 250 ms). If the process dies before the last commit,

@@ -33,11 +33,19 @@ export class InboxQueries extends StoreQueries {
     return this.partsStore;
   }
 
-  async insertInbox(row: NewInboxRow, onCommitted?: (id: number) => void): Promise<number> {
+  insertInbox(row: NewInboxRow, onCommitted?: (id: number) => void): Promise<number> {
+    if (!SqliteBodyParts.needsParts(row.body)) return this.insertRow(row, null, onCommitted);
     // Staged first: the durable commit of the row (and its sync) covers the parts before it.
-    const payloadId = SqliteBodyParts.needsParts(row.body)
-      ? await this.parts.stage(row.body, row.receivedAt)
-      : null;
+    return this.parts
+      .stage(row.body, row.receivedAt)
+      .then((payloadId) => this.insertRow(row, payloadId, onCommitted));
+  }
+
+  private insertRow(
+    row: NewInboxRow,
+    payloadId: number | null,
+    onCommitted?: (id: number) => void,
+  ): Promise<number> {
     this.insertInboxStmt ??= this.sqlite.prepare(
       'INSERT INTO inbox (source_id, subscription_id, received_at, content_type, body, payload_id, signature, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     );
