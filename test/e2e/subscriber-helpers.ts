@@ -139,13 +139,23 @@ type SourceExtra = Parameters<typeof subscriberConfig>[2];
  */
 export async function startLiveRig(
   t: { after: (fn: () => Promise<void>) => void },
-  options: { prefix: string; seed: number; initialResources: number; source?: SourceExtra },
+  options: {
+    prefix: string;
+    seed: number;
+    initialResources: number;
+    source?: SourceExtra;
+    /** RN-13: the Source's largest notification, in entries (the simulator's default is 100). */
+    maxEntriesPerNotification?: number;
+  },
 ): Promise<LiveRig> {
   const ws = await workspace(options.prefix);
   const hub = await startE2EHub({ dbFile: join(ws.dir, 'hub.db') });
   const sim = await startSourceSimulator({
     seed: options.seed,
     initialResources: options.initialResources,
+    ...(options.maxEntriesPerNotification !== undefined
+      ? { maxEntriesPerNotification: options.maxEntriesPerNotification }
+      : {}),
   });
   const { token } = await hub.addSource('sim', [sim.topicPrefix]);
   sim.setHub(hub.url, token);
