@@ -14,7 +14,12 @@ export {
   type ReadBodyOptions,
 } from './body-limit.js';
 export { PART_BYTES, bodyParts, newPayloadId } from './body-parts.js';
-export { SqliteBodyParts, STAGING_GRACE_MS, type PartsConnection } from './sqlite-body-parts.js';
+export {
+  SqliteBodyParts,
+  STAGING_GRACE_MS,
+  type PartsConnection,
+  type PartsTables,
+} from './sqlite-body-parts.js';
 export { redactUrl, redactOptionalUrl, CALLBACK_LOG_SERIALIZERS } from './redact.js';
 export {
   prepareDatabaseFile,

@@ -5,8 +5,9 @@
 // PART_BYTES is staged as parts, one short autocommit statement per part with a turn of the event
 // loop between them, under a fresh payload id; the row that names the id is written afterwards by
 // the daemon's usual commit. Until that commit the parts belong to no row (readers read rows), so
-// a crash mid-way loses nothing that was answered and leaves parts the daemon sweeps (staging
-// happens before the row, in the same WAL: the sync that makes the row durable covers its parts).
+// a crash mid-way loses nothing that was answered and leaves parts that the pruning of the rows
+// sweeps (staging happens before the row, in the same WAL: the sync that makes the row durable
+// covers its parts).
 // The driver belongs to the daemon: the connection is typed as the members used here.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { concatInSlices } from './body-limit.js';
@@ -27,24 +28,36 @@ export interface PartsConnection {
 /** Staged parts no row names after this long belong to a write that never committed. */
 export const STAGING_GRACE_MS = 10 * 60_000;
 
+/** The table of parts (payload_id, part, bytes, created_at) and the table of the rows naming them. */
+export interface PartsTables {
+  readonly parts: string;
+  /** Its payload_id column names the parts of a row whose body is stored in parts. */
+  readonly rows: string;
+}
+
 export class SqliteBodyParts {
   private readonly insertPart: PartStatement;
   private readonly selectPart: PartStatement;
+  private readonly deleteParts: PartStatement;
+  private readonly deleteStrays: PartStatement;
 
-  /**
-   * `table` has the columns payload_id, part, bytes, created_at; `closedError` is what staging
-   * throws once the connection is closed (the daemon's store error).
-   */
+  /** `closedError` is what staging throws once the connection is closed (the daemon's store error). */
   constructor(
     private readonly sqlite: PartsConnection,
-    table: string,
+    tables: PartsTables,
     private readonly closedError: () => Error,
   ) {
+    const { parts, rows } = tables;
     this.insertPart = sqlite.prepare(
-      `INSERT INTO ${table} (payload_id, part, bytes, created_at) VALUES (?, ?, ?, ?)`,
+      `INSERT INTO ${parts} (payload_id, part, bytes, created_at) VALUES (?, ?, ?, ?)`,
     );
     this.selectPart = sqlite.prepare(
-      `SELECT bytes FROM ${table} WHERE payload_id = ? AND part = ?`,
+      `SELECT bytes FROM ${parts} WHERE payload_id = ? AND part = ?`,
+    );
+    this.deleteParts = sqlite.prepare(`DELETE FROM ${parts} WHERE payload_id = ?`);
+    this.deleteStrays = sqlite.prepare(
+      `DELETE FROM ${parts} WHERE created_at < ?
+         AND payload_id NOT IN (SELECT payload_id FROM ${rows} WHERE payload_id IS NOT NULL)`,
     );
   }
 
@@ -76,5 +89,16 @@ export class SqliteBodyParts {
       size += row.bytes.length;
     }
     return concatInSlices(parts, size);
+  }
+
+  /**
+   * For the transaction that prunes rows received before `prunedBefore`: removes the parts of
+   * those rows (their payload ids, null for a row stored inline), and the parts no row names that
+   * were staged a grace before that (a process that died between staging and its row's commit;
+   * nothing was answered). Pruning is far behind any staging still in flight.
+   */
+  dropParts(payloadIds: Iterable<number | null>, prunedBefore: number): void {
+    for (const payloadId of payloadIds) if (payloadId !== null) this.deleteParts.run(payloadId);
+    this.deleteStrays.run(prunedBefore - STAGING_GRACE_MS);
   }
 }

@@ -108,7 +108,7 @@ export const inbox = sqliteTable(
  * short statement, so that neither the insert of its inbox row nor the updates of the row's state
  * write the whole body in one turn of the event loop. Parts are staged before their row and belong
  * to a delivery only once the row naming their payload id commits (WS-11); parts no row names are
- * swept when the store opens and when the inbox is pruned.
+ * swept when the inbox is pruned.
  */
 export const inboxParts = sqliteTable(
   'inbox_parts',

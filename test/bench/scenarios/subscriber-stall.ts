@@ -19,6 +19,7 @@ import { subscriberConfig } from '../../e2e/subscriber-helpers.js';
 import { startSourceSimulator } from '../../src/source-simulator/index.js';
 import { waitFor } from '../../src/harness/index.js';
 import { watchCpuStall } from '../lib/cpu-stall.js';
+import { describeRange, spread } from '../lib/measure.js';
 import type { BenchContext, BenchRow, BenchScenario } from '../types.js';
 
 const RUNS = 3;
@@ -41,10 +42,6 @@ function notificationOf(bytes: number, i: number, base: string): { body: Buffer;
   parts.push(tail);
   return { body: Buffer.from(parts.join('')), entries: n };
 }
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const range = (xs: number[]): string =>
-  `${Math.min(...xs).toFixed(1)}-${Math.max(...xs).toFixed(1)}, n=${xs.length}`;
 
 const scenario: BenchScenario = {
   name: 'subscriber-stall',
@@ -116,22 +113,23 @@ const scenario: BenchScenario = {
           `notification ${i}${counted ? '' : ' (warm-up)'}: ${(bytes / 2 ** 20).toFixed(1)} MiB, ${entries} deletes: 202 after ${answered.toFixed(0)} ms, applied after ${applied.toFixed(0)} ms; longest CPU slice ${cpuStall?.toFixed(1) ?? '?'} ms, loop stall ${(loop.max / 1e6).toFixed(1)} ms; one-piece parse ${parsedWhole.toFixed(0)} ms`,
         );
       }
+      const [parseMs, loopMs, cpuMs] = [whole, loopStalls, cpuStalls].map(spread);
       const baseline = {
         label: 'the same body parsed in one piece',
-        value: median(whole),
+        value: parseMs!.median,
         unit: 'ms',
-        range: range(whole),
+        range: describeRange(parseMs!),
       };
       const mib = (bytes / 2 ** 20).toFixed(1);
       const rows: BenchRow[] = [
         {
           scenario: 'subscriber stall',
           figure: `longest event-loop stall of the subscriber while it takes and applies one ${mib} MiB notification (${entries.toLocaleString('en-US')} deletes)`,
-          value: median(loopStalls),
+          value: loopMs!.median,
           unit: 'ms',
-          range: range(loopStalls),
+          range: describeRange(loopMs!),
           baseline,
-          ratio: median(loopStalls) / baseline.value,
+          ratio: loopMs!.median / baseline.value,
           target: 'tens of ms (ratio well below 1)',
           note: 'includes time the process was not scheduled (the driver shares it)',
         },
@@ -140,11 +138,11 @@ const scenario: BenchScenario = {
         rows.push({
           scenario: 'subscriber stall',
           figure: `longest main-thread CPU time between two event-loop turns while it takes and applies that notification`,
-          value: median(cpuStalls),
+          value: cpuMs!.median,
           unit: 'ms',
-          range: range(cpuStalls),
+          range: describeRange(cpuMs!),
           baseline,
-          ratio: median(cpuStalls) / baseline.value,
+          ratio: cpuMs!.median / baseline.value,
           target: 'under 30 ms',
           note: 'CPU time of the thread (schedstat): signature, durable insert, parse, ordering and apply, the driver idle meanwhile',
         });

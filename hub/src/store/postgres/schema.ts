@@ -133,8 +133,8 @@ export const notifications = pgTable(
 
 /**
  * The body of a large notification in parts (service-kit's bodyParts), written in the
- * transaction that inserts its notification row, one statement a part; removed with the row by the foreign key
- * (which is why only this engine has a unique index on notifications.payload_id).
+ * transaction that inserts its notification row, one statement a part; removed with the row by
+ * the foreign key (which is why only this engine has a unique index on notifications.payload_id).
  */
 export const notificationParts = pgTable(
   'notification_parts',

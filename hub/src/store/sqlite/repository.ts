@@ -81,7 +81,7 @@ export class SqliteRepository implements HubRepository {
     );
     this.payloads = new SqliteBodyParts(
       sqlite,
-      'notification_parts',
+      { parts: 'notification_parts', rows: 'notifications' },
       () => new StoreError('RSN_STORE_UNAVAILABLE', 'the hub database is closed'),
     );
     this.updateCursor = sqlite.prepare(
@@ -200,7 +200,7 @@ export class SqliteRepository implements HubRepository {
   }
 
   pruneNotifications(receivedBefore: number): Promise<number> {
-    return upkeep.pruneNotifications(this.ctx, receivedBefore);
+    return upkeep.pruneNotifications(this.ctx, receivedBefore, this.payloads);
   }
 
   // --- subscriptions --------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 // Bookkeeping in the SQLite engine: pruning delivered notifications (M-5), lease expiry and the
 // counts the metrics read.
-import { STAGING_GRACE_MS } from '@rsnotify/service-kit';
+import type { SqliteBodyParts } from '@rsnotify/service-kit';
 import { inArray, lte } from 'drizzle-orm';
 import * as schema from '../schema.js';
 import type { Subscription, SubscriptionCounts } from '../repository.js';
@@ -11,6 +11,7 @@ import { PERSIST_TOPIC_ENDS_SQL } from './topic-ends.js';
 export async function pruneNotifications(
   ctx: SqliteContext,
   receivedBefore: number,
+  payloads: SqliteBodyParts,
 ): Promise<number> {
   // A notification is kept while any subscription of its topic still has it ahead of its cursor (M-5).
   return ctx.sqlite.transaction(() => {
@@ -28,18 +29,8 @@ export async function pruneNotifications(
       )
       .pluck()
       .all(receivedBefore) as (number | null)[];
-    const dropParts = ctx.sqlite.prepare('DELETE FROM notification_parts WHERE payload_id = ?');
-    for (const payloadId of pruned) if (payloadId !== null) dropParts.run(payloadId);
-    // Parts staged for a publish that never committed (its process died between staging and the
-    // commit of its row) belong to no notification.
-    ctx.sqlite
-      .prepare(
-        `
-    DELETE FROM notification_parts
-     WHERE created_at < ?
-       AND payload_id NOT IN (SELECT payload_id FROM notifications WHERE payload_id IS NOT NULL)`,
-      )
-      .run(receivedBefore - STAGING_GRACE_MS);
+    // Their parts go with them, and parts of publishes that never committed.
+    payloads.dropParts(pruned, receivedBefore);
     return pruned.length;
   })();
 }

@@ -5,7 +5,7 @@
 // ms for the insert, ~80 for each update, which rewrites the row whole).
 import type Database from 'better-sqlite3';
 import { and, eq, gt, gte, inArray, lt, lte, type SQL } from 'drizzle-orm';
-import { SqliteBodyParts, STAGING_GRACE_MS } from '@rsnotify/service-kit';
+import { SqliteBodyParts } from '@rsnotify/service-kit';
 import { StoreError } from '../../errors/index.js';
 import * as schema from '../schema.js';
 import {
@@ -27,7 +27,7 @@ export class InboxQueries extends StoreQueries {
   private get parts(): SqliteBodyParts {
     this.partsStore ??= new SqliteBodyParts(
       this.sqlite,
-      'inbox_parts',
+      { parts: 'inbox_parts', rows: 'inbox' },
       () => new StoreError('RSN_STORE_CLOSED', 'store closed'),
     );
     return this.partsStore;
@@ -168,17 +168,12 @@ export class InboxQueries extends StoreQueries {
         )
         .returning({ payloadId: schema.inbox.payloadId })
         .all();
-      const dropParts = this.statements.get('DELETE FROM inbox_parts WHERE payload_id = ?');
-      for (const { payloadId } of pruned) if (payloadId !== null) dropParts.run(payloadId);
-      // Parts staged for a delivery whose row never committed (the process died between staging
-      // and the commit; nothing was answered) belong to no row. `before` is far older than any
-      // staging in flight (the retention is longer than the grace).
-      this.statements.get(SWEEP_STRAY_PARTS).run(before - STAGING_GRACE_MS);
+      // Their parts go with them, and parts of deliveries whose row never committed.
+      this.parts.dropParts(
+        pruned.map((r) => r.payloadId),
+        before,
+      );
       return pruned.length;
     })();
   }
 }
-
-const SWEEP_STRAY_PARTS = `DELETE FROM inbox_parts
- WHERE created_at < ?
-   AND payload_id NOT IN (SELECT payload_id FROM inbox WHERE payload_id IS NOT NULL)`;
