@@ -13,7 +13,11 @@ import {
   T0,
   type RunnerRig,
 } from './runner-fakes.js';
-import { EVENTS_PER_COMMIT, pollRediscoveryIntervalMs } from '../src/runner/index.js';
+import {
+  EVENTS_PER_COMMIT,
+  FAILURE_LINES_PER_RECORD,
+  pollRediscoveryIntervalMs,
+} from '../src/runner/index.js';
 
 const HUB = 'http://hub.test/hub';
 
@@ -218,4 +222,44 @@ test('a notification of many changes: its results are gone through a slice per t
   const { values } = await r.metrics.changesApplied.get();
   const deleted = values.find((v) => v.labels.outcome === 'deleted')?.value ?? 0;
   assert.ok(deleted >= n, `every change counted in the metric (${deleted})`);
+});
+
+test('a notification of many failing changes: a log line for each of the first FAILURE_LINES_PER_RECORD, one line counting the rest, every one recorded and counted, at each attempt', async () => {
+  const r = await started();
+  const n = FAILURE_LINES_PER_RECORD + 13;
+  const entries = Array.from({ length: n }, (_, i) => ({
+    path: `down/${i}`,
+    change: 'updated' as const,
+    s: 11,
+  }));
+  for (const e of entries) r.mirror.failing.add(`${BASE}/r/${e.path}`);
+  await r.deliver(10, 12, entries);
+  assert.equal(await r.syncedUntil(), at(10), 'the position holds (promise 3)');
+  const perChange = () => r.events('mirror.apply_failed');
+  const summaries = () => r.events('mirror.failures_unlogged');
+  assert.equal(perChange().length, FAILURE_LINES_PER_RECORD);
+  assert.equal(summaries().length, 1);
+  const { logged, unlogged, byEvent } = summaries()[0]!;
+  assert.deepEqual(
+    { logged, unlogged, byEvent },
+    { logged: FAILURE_LINES_PER_RECORD, unlogged: 13, byEvent: { 'mirror.apply_failed': 13 } },
+  );
+  const failedEvents = () =>
+    r.repo.events.filter((e) => e.uri.startsWith(`${BASE}/r/down/`) && e.outcome === 'failed');
+  assert.equal(failedEvents().length, n, 'the events table holds every failure');
+  const failedMetric = async () =>
+    (await r.metrics.changesApplied.get()).values.find((v) => v.labels.outcome === 'failed')
+      ?.value ?? 0;
+  assert.equal(await failedMetric(), n, 'the metric counts every failure');
+
+  await r.advance(1_000); // the retry: the same again, per attempt
+  assert.equal(perChange().length, 2 * FAILURE_LINES_PER_RECORD);
+  assert.equal(summaries().length, 2);
+  assert.equal(failedEvents().length, 2 * n);
+  assert.equal(await failedMetric(), 2 * n);
+
+  r.mirror.failing.clear();
+  await r.advance(2_000);
+  assert.equal(await r.syncedUntil(), at(12));
+  assert.equal(summaries().length, 2, 'nothing more once the changes apply');
 });

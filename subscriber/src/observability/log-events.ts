@@ -22,6 +22,14 @@ interface ActivationSettlingEnd {
   syncedUntil?: string | undefined;
 }
 
+/** One failed change (runner/results.ts: the first FAILURE_LINES_PER_RECORD of a record). */
+interface ChangeFailed {
+  uri: string;
+  change: string;
+  code?: string | undefined;
+  error?: string | undefined;
+}
+
 export interface SubscriberLogEvents {
   'apply.failed': {
     inboxId: number;
@@ -139,18 +147,14 @@ export interface SubscriberLogEvents {
     stderr?: string | undefined;
     status?: number | undefined;
   };
-  'mirror.apply_failed': {
-    uri: string;
-    change: string;
-    code?: string | undefined;
-    error?: string | undefined;
+  'mirror.apply_failed': ChangeFailed;
+  /** The failed changes of a record past FAILURE_LINES_PER_RECORD, counted per event. */
+  'mirror.failures_unlogged': {
+    logged: number;
+    unlogged: number;
+    byEvent: Record<string, number>;
   };
-  'mirror.hash_mismatch': {
-    uri: string;
-    change: string;
-    code?: string | undefined;
-    error?: string | undefined;
-  };
+  'mirror.hash_mismatch': ChangeFailed;
   'mirror.layout_migrated': {
     moved: number;
     failed: number;
@@ -160,27 +164,12 @@ export interface SubscriberLogEvents {
     uri: string;
     error: string;
   };
-  'mirror.length_mismatch': {
-    uri: string;
-    change: string;
-    code?: string | undefined;
-    error?: string | undefined;
-  };
+  'mirror.length_mismatch': ChangeFailed;
   'mirror.outdated_change': {
     uris: number;
   };
-  'mirror.path_refused': {
-    uri: string;
-    change: string;
-    code?: string | undefined;
-    error?: string | undefined;
-  };
-  'mirror.resource_gone': {
-    uri: string;
-    change: string;
-    code?: string | undefined;
-    error?: string | undefined;
-  };
+  'mirror.path_refused': ChangeFailed;
+  'mirror.resource_gone': ChangeFailed;
   'mirror.temp_swept': {
     mirrorDir: string;
     removed: number;
@@ -357,6 +346,7 @@ export const SUBSCRIBER_LOG_EVENTS = Object.keys({
   'discovery.failed': true,
   'hook.failed': true,
   'mirror.apply_failed': true,
+  'mirror.failures_unlogged': true,
   'mirror.hash_mismatch': true,
   'mirror.layout_migrated': true,
   'mirror.layout_migration_failed': true,

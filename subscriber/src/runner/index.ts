@@ -1,7 +1,7 @@
 // runner/: the per-source shell of the daemon (source-runner.ts wires the steps; the decisions are
 // pure: catchup/verdict.ts, channel-policy.ts, ordering/, subscription/lifecycle.ts).
 export { SourceRunner } from './source-runner.js';
-export { EVENTS_PER_COMMIT } from './results.js';
+export { EVENTS_PER_COMMIT, FAILURE_LINES_PER_RECORD } from './results.js';
 export type { CatchUpOutcome } from './catch-up-step.js';
 export {
   systemTimers,

@@ -19,6 +19,15 @@ import { nextTurnOfLoop, type RunnerContext } from './context.js';
 /** The most events one commit records (~10 ms of SQLite inserts); also the results looked at per turn. */
 export const EVENTS_PER_COMMIT = 4096;
 
+/**
+ * The failed changes of one record (a notification's attempt, a catch-up step, a baseline) that get
+ * a log line each; the rest are counted in one `mirror.failures_unlogged` line. The events table
+ * and the metrics still hold every one: a Source that is down fails every change of a 78,000-entry
+ * notification, again at each retry, and a line per change would drown the log (journald drops
+ * what passes its rate limit, 10,000 lines per 30 s by default, other lines included).
+ */
+export const FAILURE_LINES_PER_RECORD = 20;
+
 export const failureKind = (r: ApplyResult): FailureKind =>
   r.error ? classifyFailure(r.error) : 'blocking';
 
@@ -123,6 +132,8 @@ export async function recordResults(
   const perOutcome = new Map<ApplyResult['outcome'], number>();
   let failed = 0;
   let firstError: string | undefined;
+  let logged = 0;
+  const unlogged = new Map<string, number>();
   for (let i = 0; i < results.length; i++) {
     // Tens of thousands of results (~0.8 µs each) are gone through a slice per turn of the loop.
     if (i > 0 && i % EVENTS_PER_COMMIT === 0) await nextTurnOfLoop();
@@ -146,9 +157,25 @@ export async function recordResults(
     if (holdsPosition(kind)) failed++;
     firstError ??= `${r.error?.code ?? 'failed'}: ${r.uri}: ${r.error?.message ?? ''}`;
     const event = failureEvent(r, kind);
+    if (logged === FAILURE_LINES_PER_RECORD) {
+      unlogged.set(event, (unlogged.get(event) ?? 0) + 1);
+      continue;
+    }
+    logged++;
     ctx.log.warn(
       { event, uri: r.uri, change: r.change, code: r.error?.code, error: r.error?.message },
       event,
+    );
+  }
+  if (unlogged.size > 0) {
+    ctx.log.warn(
+      {
+        event: 'mirror.failures_unlogged',
+        logged,
+        unlogged: [...unlogged.values()].reduce((a, b) => a + b, 0),
+        byEvent: Object.fromEntries(unlogged),
+      },
+      'mirror.failures_unlogged',
     );
   }
   for (const [outcome, n] of perOutcome)
