@@ -13,9 +13,11 @@ import {
   T0,
   type RunnerRig,
 } from './runner-fakes.js';
+import { parseChangeNotification, parseDateTime } from '@rsnotify/shared';
 import {
   EVENTS_PER_COMMIT,
   FAILURE_LINES_PER_RECORD,
+  notificationChanges,
   pollRediscoveryIntervalMs,
 } from '../src/runner/index.js';
 
@@ -262,4 +264,40 @@ test('a notification of many failing changes: a log line for each of the first F
   await r.advance(2_000);
   assert.equal(await r.syncedUntil(), at(12));
   assert.equal(summaries().length, 2, 'nothing more once the changes apply');
+});
+
+test("RC-23: a notification's entries become its changes a slice per turn of the event loop, all of them, in order, after the overlap only those past `after`", async () => {
+  const n = 3 * EVENTS_PER_COMMIT + 1;
+  const at = (s: number) =>
+    new Date(Date.UTC(2030, 0, 1, 0, 0, s)).toISOString().replace('.000Z', 'Z');
+  const body = Buffer.from(
+    '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">' +
+      `<rs:md capability="change-notification" from="${at(0)}" until="${at(10)}"/>` +
+      Array.from(
+        { length: n },
+        (_, i) =>
+          `<url><loc>http://src.test/r/${i}</loc><rs:md change="updated" datetime="${at(i < n / 2 ? 2 : 8)}"/></url>`,
+      ).join('') +
+      '</urlset>',
+  );
+  const notification = parseChangeNotification(body);
+  let turns = 0;
+  let counting = true;
+  const tick = (): void => {
+    if (!counting) return;
+    turns++;
+    setImmediate(tick);
+  };
+  setImmediate(tick);
+  const all = await notificationChanges(notification, undefined);
+  counting = false;
+  assert.ok(turns >= 3, `the event loop turned while the entries were gone through (${turns})`);
+  assert.deepEqual(
+    all.map((c) => c.uri),
+    Array.from({ length: n }, (_, i) => `http://src.test/r/${i}`),
+  );
+  // After an overlap up to 5 s (RC-23): the changes at 8 s only.
+  const past = await notificationChanges(notification, parseDateTime(at(5)));
+  assert.equal(past.length, n - Math.ceil(n / 2));
+  assert.ok(past.every((c) => c.time?.lexical === at(8)));
 });

@@ -2,6 +2,7 @@
 // pure: catchup/verdict.ts, channel-policy.ts, ordering/, subscription/lifecycle.ts).
 export { SourceRunner } from './source-runner.js';
 export { EVENTS_PER_COMMIT, FAILURE_LINES_PER_RECORD } from './results.js';
+export { notificationChanges } from './notifications.js';
 export type { CatchUpOutcome } from './catch-up-step.js';
 export {
   systemTimers,

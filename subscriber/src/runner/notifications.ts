@@ -22,8 +22,8 @@ import {
 import type { WriteOptions } from '../store/index.js';
 import { retryDelayMs } from '../subscription/index.js';
 import { runCatchUpStep } from './catch-up-step.js';
-import type { RunnerContext } from './context.js';
-import { recordResults, supersedeOutdated } from './results.js';
+import { nextTurnOfLoop, type RunnerContext } from './context.js';
+import { EVENTS_PER_COMMIT, recordResults, supersedeOutdated } from './results.js';
 
 /** Backoff of a notification whose changes did not all apply (promise 3: it is retried, not lost). */
 const APPLY_RETRY = { retryInitialMs: 1_000, retryMaxMs: 60_000 };
@@ -31,18 +31,23 @@ const APPLY_RETRY = { retryInitialMs: 1_000, retryMaxMs: 60_000 };
 /** The writes a step submits last and does not wait for (see processTransition). */
 const TRAILING: WriteOptions = { trailing: true };
 
-/** RC-23: the changes of a notification to apply; after an overlap only those past `after`. */
-export function notificationChanges(
+/**
+ * RC-23: the changes of a notification to apply; after an overlap only those past `after`. The
+ * entries are gone through EVENTS_PER_COMMIT per turn of the event loop: 78,000 of them took 15 ms.
+ */
+export async function notificationChanges(
   n: ChangeNotification | undefined,
   after: DateTime | undefined,
-): Change[] {
+): Promise<Change[]> {
   const changes: Change[] = [];
   const selector =
     after && n
       ? new EntrySelector(after, undefined, compareDateTime(n.from, after) >= 0)
       : undefined;
-  for (const entry of n?.entries ?? []) {
-    const c = entryToChange(entry);
+  const entries = n?.entries ?? [];
+  for (let i = 0; i < entries.length; i++) {
+    if (i > 0 && i % EVENTS_PER_COMMIT === 0) await nextTurnOfLoop();
+    const c = entryToChange(entries[i]!);
     if (!c) continue;
     if (selector) changes.push(...selector.push(c));
     else changes.push(c);
@@ -188,7 +193,7 @@ async function applyNotification(
   ctx: RunnerContext,
   effect: Extract<OrderingEffect, { kind: 'apply' }>,
 ): Promise<Transition | undefined> {
-  const changes = notificationChanges(await ctx.notificationBody(effect.id), effect.after);
+  const changes = await notificationChanges(await ctx.notificationBody(effect.id), effect.after);
   const results = await supersedeOutdated(ctx, await ctx.mirror.apply(changes), effect.until);
   // The events join the row's state and the position in one commit (processTransition submits
   // them together).
