@@ -8,6 +8,7 @@ import {
   normaliseTopicUrl,
   signatureHeader,
   verifySignature,
+  verifySignatureInSlices,
 } from '@rsnotify/shared';
 
 const SECRET = 'a secret of fewer than 200 bytes';
@@ -87,4 +88,39 @@ test('WS-15: a wrong body, secret, method or truncated digest is a mismatch (con
 test('WH-6: percent-encoded unreserved characters are decoded in topic URLs, nothing else is', () => {
   assert.equal(normaliseTopicUrl('http://a/%7Euser/%41%62%2D%2E%5F'), 'http://a/~user/Ab-._');
   assert.equal(normaliseTopicUrl('http://a/x%2Fy%20z%3F'), 'http://a/x%2Fy%20z%3F');
+});
+
+test('WS-14/WS-15: verifySignatureInSlices answers as verifySignature over a body of several slices, and the event loop turns meanwhile', async () => {
+  // 2.5 slices of 64 bytes: the last slice is partial.
+  const body = Buffer.from('x'.repeat(160));
+  const cases: (string | undefined)[] = [
+    ...SIGNATURE_METHODS.map((m) => signatureHeader(m, SECRET, body)),
+    signatureHeader('sha256', SECRET, body).toUpperCase(),
+    signatureHeader('sha256', SECRET, body.subarray(0, 128)), // a body cut at a slice boundary
+    signatureHeader('sha256', 'another secret', body),
+    signatureHeader('sha256', SECRET, body).slice(0, -2),
+    undefined,
+    'sha256=not-hex!',
+    `md5=${'0'.repeat(32)}`,
+  ];
+  for (const header of cases) {
+    let turns = 0;
+    let counting = true;
+    const tick = (): void => {
+      if (!counting) return;
+      turns++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    const sliced = await verifySignatureInSlices(header, SECRET, body, 64);
+    counting = false;
+    assert.deepEqual(sliced, verifySignature(header, SECRET, body), String(header));
+    if (sliced.ok || (!sliced.ok && sliced.reason === 'mismatch'))
+      assert.ok(turns >= 2, `the event loop turned between the slices (${turns})`);
+  }
+  assert.deepEqual(
+    await verifySignatureInSlices(signatureHeader('sha512', SECRET, body), SECRET, body),
+    { ok: true, method: 'sha512' },
+    'one slice of the default size',
+  );
 });

@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import { request } from 'undici';
 import pino from 'pino';
-import { signatureHeader } from '@rsnotify/shared';
+import { SIGNATURE_SLICE_BYTES, signatureHeader } from '@rsnotify/shared';
 import { callbackToken, createIntake } from '../src/intake/index.js';
 import { createMetrics } from '../src/observability/index.js';
 import { openSqliteStore, type SubscriptionRecord } from '../src/store/index.js';
@@ -265,6 +265,41 @@ test('WS-15: a wrong signature is answered 2xx but ignored and counted', async (
   assert.equal((await h.repo.listOpenInbox(sub.sourceId)).length, 0);
   assert.equal(h.delivered.length, 0);
   assert.equal((await h.repo.getSource('s'))?.ignoredDeliveries, 3);
+});
+
+test('WS-14/WS-15: a body over SIGNATURE_SLICE_BYTES is checked in slices: signed right it is stored whole, signed wrong or cut it is ignored', async (t) => {
+  const h = await setup(t, { maxBodyBytes: 4 * SIGNATURE_SLICE_BYTES });
+  const sub = await h.addSub({ state: 'active' });
+  // A notification of 2.5 slices (the last partial): entries are padded out with a long <loc>.
+  const entries = Array.from({ length: 1200 }, (_, i) => ({
+    loc: `http://source.test/r/${i}/${'p'.repeat(2000)}`,
+    change: 'updated' as const,
+    datetime: '2020-01-01T00:00:00Z',
+  }));
+  const body = Buffer.from(
+    changeNotificationXml({ from: '2020-01-01T00:00:00Z', until: '2020-01-01T00:00:01Z', entries }),
+  );
+  assert.ok(body.length > 2 * SIGNATURE_SLICE_BYTES && body.length < 3 * SIGNATURE_SLICE_BYTES);
+  const url = `/callback/${sub.callbackToken}`;
+  const right = await h.post(url, body, {
+    'x-hub-signature': signatureHeader('sha384', 'the-secret', body),
+  });
+  assert.equal(right.status, 202);
+  assert.equal(h.delivered.length, 1);
+  assert.ok(h.delivered[0]!.body.equals(body), 'stored whole');
+  const wrong = await h.post(url, body, {
+    'x-hub-signature': signatureHeader('sha384', 'another-secret', body),
+  });
+  const cut = await h.post(url, body, {
+    'x-hub-signature': signatureHeader(
+      'sha384',
+      'the-secret',
+      body.subarray(0, SIGNATURE_SLICE_BYTES),
+    ),
+  });
+  assert.deepEqual([wrong.status, cut.status], [202, 202]);
+  assert.equal(h.delivered.length, 1, 'neither is stored');
+  assert.equal((await h.repo.getSource('s'))?.ignoredDeliveries, 2);
 });
 
 test('WS-13: the subscription is identified by the callback URL, not by the Link header', async (t) => {

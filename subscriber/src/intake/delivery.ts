@@ -11,7 +11,8 @@ import {
   UNREAD_BODY_DRAIN,
 } from '@rsnotify/service-kit';
 import { headerValue } from '../mirror/index.js';
-import { decideDelivery, decideSignature } from '../subscription/index.js';
+import { SIGNATURE_SLICE_BYTES } from '@rsnotify/shared';
+import { decideDelivery, decideSignature, decideSignatureInSlices } from '../subscription/index.js';
 import type { IntakeDeps } from './deps.js';
 import type { SubscriptionLookup } from './subscription-lookup.js';
 
@@ -74,7 +75,12 @@ export function createDeliveryEndpoint(
     }
     const body = read.bytes;
     const source = deps.sourceName(rec.sourceId);
-    const signed = decideSignature(rec.secret, headerValue(req.headers, 'x-hub-signature'), body);
+    const header = headerValue(req.headers, 'x-hub-signature');
+    // A body over a megabyte is hashed in slices (a 9.5 MiB one took ~10 ms in one piece).
+    const signed =
+      body.length > SIGNATURE_SLICE_BYTES
+        ? await decideSignatureInSlices(rec.secret, header, body)
+        : decideSignature(rec.secret, header, body);
     if (signed.kind === 'refuse-unsigned') {
       // WS-16: refuse unsigned deliveries with a non-2xx that is not 410 (which would end it).
       metrics.deliveriesRejected.inc({ status: '403' });

@@ -1,7 +1,7 @@
 // Whether a delivery POST is taken (WebSub §7; WS-11, WS-12, WS-14..WS-16), as plain functions:
 // by the state of the subscription its callback names, then by its signature. The intake maps the
 // decisions to HTTP answers and stores what is accepted.
-import { verifySignature } from '@rsnotify/shared';
+import { verifySignature, verifySignatureInSlices, type SignatureCheck } from '@rsnotify/shared';
 import type { SubscriptionRecord } from '../store/index.js';
 
 export type DeliveryAcceptance =
@@ -37,8 +37,23 @@ export function decideSignature(
   header: string | undefined,
   body: Uint8Array,
 ): SignatureDecision {
-  if (!secret) return { kind: 'accept', signature: 'unsigned' };
-  const check = verifySignature(header, secret, body);
+  if (!secret) return UNSIGNED;
+  return signatureDecision(verifySignature(header, secret, body));
+}
+
+/** decideSignature for a large body: the HMAC yields to the event loop every megabyte. */
+export async function decideSignatureInSlices(
+  secret: string | undefined,
+  header: string | undefined,
+  body: Uint8Array,
+): Promise<SignatureDecision> {
+  if (!secret) return UNSIGNED;
+  return signatureDecision(await verifySignatureInSlices(header, secret, body));
+}
+
+const UNSIGNED: SignatureDecision = { kind: 'accept', signature: 'unsigned' };
+
+function signatureDecision(check: SignatureCheck): SignatureDecision {
   if (check.ok) return { kind: 'accept', signature: 'ok' };
   if (check.reason === 'missing') return { kind: 'refuse-unsigned' };
   return { kind: 'ignore', reason: check.reason };
