@@ -50,6 +50,29 @@ async function metric(
     .reduce((n, v) => n + v.value, 0);
 }
 
+/** Counts turns of the event loop (setImmediate ticks) from start() until stop(). */
+function eventLoopTurns(): { start(): void; stop(): void; readonly turns: number } {
+  let turns = 0;
+  let counting = false;
+  const tick = (): void => {
+    if (!counting) return;
+    turns++;
+    setImmediate(tick);
+  };
+  return {
+    start() {
+      counting = true;
+      setImmediate(tick);
+    },
+    stop() {
+      counting = false;
+    },
+    get turns() {
+      return turns;
+    },
+  };
+}
+
 test('RN-5: a notification in order is applied and moves syncedUntil to its until', async () => {
   const r = await started();
   const id = await r.deliver(10, 12, [{ path: 'a', change: 'updated', s: 11 }]);
@@ -182,25 +205,18 @@ test('a notification whose change fails is retried and holds the position until 
 test('a notification of many changes: its results are gone through a slice per turn, its events recorded in commits of at most EVENTS_PER_COMMIT, all of them', async () => {
   const r = await started();
   // Turns of the event loop from the end of the apply to the first events commit.
-  let turns = 0;
-  let counting = false;
+  const loop = eventLoopTurns();
   let turnsBeforeFirstCommit: number | undefined;
-  const tick = (): void => {
-    if (!counting) return;
-    turns++;
-    setImmediate(tick);
-  };
   const apply = r.mirror.apply.bind(r.mirror);
   r.mirror.apply = async (changes) => {
     const results = await apply(changes);
-    counting = true;
-    setImmediate(tick);
+    loop.start();
     return results;
   };
   const commits: number[] = [];
   const addEvents = r.repo.addEvents.bind(r.repo);
   r.repo.addEvents = (sourceId, events) => {
-    turnsBeforeFirstCommit ??= turns;
+    turnsBeforeFirstCommit ??= loop.turns;
     commits.push(events.length);
     return addEvents(sourceId, events);
   };
@@ -211,7 +227,7 @@ test('a notification of many changes: its results are gone through a slice per t
     s: 11,
   }));
   await r.deliver(10, 12, entries);
-  counting = false;
+  loop.stop();
   assert.equal(await r.syncedUntil(), at(12));
   assert.ok(
     (turnsBeforeFirstCommit ?? 0) >= 2,
@@ -268,8 +284,6 @@ test('a notification of many failing changes: a log line for each of the first F
 
 test("RC-23: a notification's entries become its changes a slice per turn of the event loop, all of them, in order, after the overlap only those past `after`", async () => {
   const n = 3 * EVENTS_PER_COMMIT + 1;
-  const at = (s: number) =>
-    new Date(Date.UTC(2030, 0, 1, 0, 0, s)).toISOString().replace('.000Z', 'Z');
   const body = Buffer.from(
     '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">' +
       `<rs:md capability="change-notification" from="${at(0)}" until="${at(10)}"/>` +
@@ -281,17 +295,14 @@ test("RC-23: a notification's entries become its changes a slice per turn of the
       '</urlset>',
   );
   const notification = parseChangeNotification(body);
-  let turns = 0;
-  let counting = true;
-  const tick = (): void => {
-    if (!counting) return;
-    turns++;
-    setImmediate(tick);
-  };
-  setImmediate(tick);
+  const loop = eventLoopTurns();
+  loop.start();
   const all = await notificationChanges(notification, undefined);
-  counting = false;
-  assert.ok(turns >= 3, `the event loop turned while the entries were gone through (${turns})`);
+  loop.stop();
+  assert.ok(
+    loop.turns >= 3,
+    `the event loop turned while the entries were gone through (${loop.turns})`,
+  );
   assert.deepEqual(
     all.map((c) => c.uri),
     Array.from({ length: n }, (_, i) => `http://src.test/r/${i}`),

@@ -137,7 +137,7 @@ export async function recordResults(
   let failed = 0;
   let firstError: string | undefined;
   let logged = 0;
-  const unlogged = new Map<string, number>();
+  let unlogged: Map<string, number> | undefined; // only when a record has that many failures
   for (let i = 0; i < results.length; i++) {
     // Tens of thousands of results (~0.8 µs each) are gone through a slice per turn of the loop.
     if (i > 0 && i % EVENTS_PER_COMMIT === 0) await nextTurnOfLoop();
@@ -162,6 +162,7 @@ export async function recordResults(
     firstError ??= `${r.error?.code ?? 'failed'}: ${r.uri}: ${r.error?.message ?? ''}`;
     const event = failureEvent(r, kind);
     if (logged === FAILURE_LINES_PER_RECORD) {
+      unlogged ??= new Map();
       unlogged.set(event, (unlogged.get(event) ?? 0) + 1);
       continue;
     }
@@ -171,7 +172,7 @@ export async function recordResults(
       event,
     );
   }
-  if (unlogged.size > 0) {
+  if (unlogged) {
     ctx.log.warn(
       {
         event: 'mirror.failures_unlogged',
