@@ -8,6 +8,7 @@ import {
   normaliseTopicUrl,
   signatureHeader,
   verifySignature,
+  signatureHeaderInSlices,
   verifySignatureInSlices,
 } from '@rsnotify/shared';
 
@@ -121,6 +122,30 @@ test('WS-14/WS-15: verifySignatureInSlices answers as verifySignature over a bod
   assert.deepEqual(
     await verifySignatureInSlices(signatureHeader('sha512', SECRET, body), SECRET, body),
     { ok: true, method: 'sha512' },
+    'one slice of the default size',
+  );
+});
+
+test('WH-18: signatureHeaderInSlices gives the header of signatureHeader for every method, and the event loop turns between the slices', async () => {
+  const body = Buffer.from('y'.repeat(200)); // 3 slices of 64 bytes and a partial one
+  for (const method of SIGNATURE_METHODS) {
+    let turns = 0;
+    let counting = true;
+    const tick = (): void => {
+      if (!counting) return;
+      turns++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    const sliced = await signatureHeaderInSlices(method, SECRET, body, 64);
+    counting = false;
+    assert.equal(sliced, signatureHeader(method, SECRET, body), method);
+    assert.ok(turns >= 3, `${method}: the event loop turned between the slices (${turns})`);
+    assert.deepEqual(verifySignature(sliced, SECRET, body), { ok: true, method });
+  }
+  assert.equal(
+    await signatureHeaderInSlices('sha256', SECRET, body),
+    signatureHeader('sha256', SECRET, body),
     'one slice of the default size',
   );
 });

@@ -20,8 +20,8 @@ import { CursorWriter } from './cursor-writer.js';
 import { deliveryLog } from './delivery-log.js';
 import {
   cursorOf,
-  deliveryHeaders,
   isTaken,
+  sendDelivery,
   subStateOf,
   topicState,
   type SubState,
@@ -280,7 +280,7 @@ export class DeliveryScheduler {
   private post(sub: SubState, slot: OriginSlot, seq: number, n: StoredNotification): void {
     let sent: Promise<DeliveryOutcome>;
     try {
-      sent = this.deps.send(sub.target, deliveryHeaders(sub, n, this.deps.openSecret), n.body);
+      sent = sendDelivery(this.deps.send, sub, n, this.deps.openSecret);
     } catch (err) {
       this.settle(sub, slot, seq, n, classifyError(err));
       return;

@@ -1,8 +1,13 @@
 // What the scheduler holds in memory per topic and per subscription it drives: the topic's last seq,
 // the subscription's cursor and retry state, and whether a delivery is queued or in flight.
-import { signatureHeader } from '@rsnotify/shared';
+import { SIGNATURE_SLICE_BYTES, signatureHeader, signatureHeaderInSlices } from '@rsnotify/shared';
 import type { CursorUpdate, StoredNotification, Subscription } from '../store/index.js';
-import { deliveryTarget, type DeliveryTarget } from '../outbound/index.js';
+import {
+  deliveryTarget,
+  type DeliveryOutcome,
+  type DeliveryTarget,
+  type SendDelivery,
+} from '../outbound/index.js';
 
 export interface TopicState {
   readonly id: number;
@@ -93,15 +98,37 @@ export function cursorOf(sub: SubState): CursorUpdate {
   };
 }
 
+type OpenSecret = (stored: string) => string;
+
 /** M-4, WH-16, WH-17: the stored Content-Type and Link header, verbatim; WH-18: signed per subscriber. */
-export function deliveryHeaders(
-  sub: SubState,
+function deliveryHeaders(
   n: StoredNotification,
-  openSecret: (stored: string) => string = (stored) => stored,
+  signature: string | undefined,
 ): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': n.contentType, link: n.linkHeader };
-  // The secret is stored sealed when secrets at rest are on (hub/src/secrets): opened only to sign.
-  if (sub.secret !== undefined)
-    headers['x-hub-signature'] = signatureHeader(sub.algorithm, openSecret(sub.secret), n.body);
+  if (signature !== undefined) headers['x-hub-signature'] = signature;
   return headers;
+}
+
+/**
+ * Sends one delivery. A signed body over SIGNATURE_SLICE_BYTES is hashed in slices first: hashed in
+ * one piece, a 16 MiB body held the event loop ~10 ms per subscriber, and one publish starts the
+ * deliveries of all its subscribers in the same turn (3 signed subscribers: ~30 ms of HMAC at once).
+ */
+export function sendDelivery(
+  send: SendDelivery,
+  sub: SubState,
+  n: StoredNotification,
+  openSecret: OpenSecret = (stored) => stored,
+): Promise<DeliveryOutcome> {
+  if (sub.secret === undefined) return send(sub.target, deliveryHeaders(n, undefined), n.body);
+  // The secret is stored sealed when secrets at rest are on (hub/src/secrets): opened only to sign.
+  const secret = openSecret(sub.secret);
+  if (n.body.length <= SIGNATURE_SLICE_BYTES) {
+    const signature = signatureHeader(sub.algorithm, secret, n.body);
+    return send(sub.target, deliveryHeaders(n, signature), n.body);
+  }
+  return signatureHeaderInSlices(sub.algorithm, secret, n.body).then((signature) =>
+    send(sub.target, deliveryHeaders(n, signature), n.body),
+  );
 }
