@@ -16,7 +16,7 @@ import {
   type HubConfig,
   type HubOptions,
 } from './config.js';
-import { DeliveryScheduler, NotificationCache } from './delivery/index.js';
+import { DeliveryScheduler, NotificationCache, cacheBytesFor } from './delivery/index.js';
 import { createSender } from './outbound/index.js';
 import { createLogger, HubMetrics } from './observability/index.js';
 import { PublishingService, TopicChecker } from './publishing/index.js';
@@ -114,7 +114,7 @@ export async function startHub(options: HubOptions & HubDependencies): Promise<R
     openSecret,
     store,
     send,
-    cache: new NotificationCache(64 * 1024 * 1024),
+    cache: new NotificationCache(cacheBytesFor(config.maxBodyBytes)),
     logger,
     metrics,
     retry: config.retry,

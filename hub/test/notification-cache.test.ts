@@ -4,7 +4,7 @@
 // everything else); nothing is cached that nobody waits for. Pure, no I/O.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { NotificationCache } from '../src/delivery/index.js';
+import { NotificationCache, cacheBytesFor } from '../src/delivery/index.js';
 
 const note = (topicId: number, seq: number, bytes = 100) => ({
   topicId,
@@ -104,4 +104,14 @@ test('cache: entries passed out of order over a long run: the waiting ones kept 
   assert.equal(cache.size, 0);
   cache.put(note(1, 50_001), 1);
   assert.equal(cache.get(1, 50_001)?.seq, 50_001);
+});
+
+test('cache: sized by cacheBytesFor, a notification of the maximum body size with a long Link header is cached', () => {
+  const maxBody = 16 * 1024 * 1024;
+  const cache = new NotificationCache(cacheBytesFor(maxBody));
+  const largest = { ...note(1, 1), linkHeader: 'l'.repeat(16 * 1024), body: Buffer.alloc(maxBody) };
+  cache.put(largest, 2);
+  assert.ok(cache.get(1, 1) === largest, 'the largest notification is cached'); // no diff of 16 MiB
+  for (let seq = 2; seq <= 4; seq++) cache.put({ ...largest, seq }, 1);
+  assert.equal(cache.size, 4, 'four of the largest fit at once');
 });

@@ -22,6 +22,17 @@ interface Entry {
 
 const sizeOf = (n: StoredNotification): number => n.body.length + n.linkHeader.length + 64;
 
+/**
+ * The byte bound for a hub that takes bodies up to `maxBodyBytes`: room for four of the largest
+ * (one over a quarter of the bound is never cached), 64 MiB at least. A flat 64 MiB left a
+ * publish of exactly the default limit (16 MiB) uncached, and each of its subscribers read and
+ * joined its 16 MiB from the store again. The slack covers four Link headers, each within the
+ * listener's request head (16 KiB).
+ */
+export function cacheBytesFor(maxBodyBytes: number): number {
+  return Math.max(64 * 1024 * 1024, 4 * maxBodyBytes + 1024 * 1024);
+}
+
 export class NotificationCache {
   /** topic id → seq → entry: no key string is built per delivery. */
   private readonly topics = new Map<number, Map<number, Entry>>();

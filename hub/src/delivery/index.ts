@@ -10,7 +10,7 @@ export {
   type RetryPolicy,
   type RetryState,
 } from './retry-policy.js';
-export { NotificationCache } from './cache.js';
+export { NotificationCache, cacheBytesFor } from './cache.js';
 export { CURSOR_FLUSH_DELAY_MS } from './cursor-writer.js';
 export { SOLE_OWNER, type DeliveryOwnership } from './ownership.js';
 export { OriginBudget, type OriginBudgetOptions, type OriginSlot } from './origin-budget.js';
