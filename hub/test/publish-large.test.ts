@@ -5,10 +5,12 @@
 // test/bench (scenario "publish-stall"), never asserted here.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { verifySignature } from '@rsnotify/shared';
 import { get, hubFor, linkHeader, publish, receiverFor, subscribe, waitFor } from './helpers.js';
 
 const TOPIC = 'http://source.test/changes';
 const MAX_BODY = 16 * 1024 * 1024;
+const SECRET = 'a secret for the large deliveries';
 // Raw on purpose: the payload is sized to the byte, so its head and tail are fixed strings.
 const HEAD =
   '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">' +
@@ -30,11 +32,11 @@ function validNotification(bytes: number): Buffer {
   return Buffer.from(parts.join(''));
 }
 
-test('RT-7, M-4: a valid notification of exactly the maximum body size (16 MiB) is accepted and relayed whole', async (t) => {
+test('RT-7, M-4, WH-18: a valid notification of exactly the maximum body size (16 MiB) is accepted and relayed whole, with its length and a signature over all of it', async (t) => {
   const { hub } = await hubFor(t, { maxBodyBytes: MAX_BODY });
   const r = await receiverFor(t);
   const { token } = await hub.addSource('src', ['http://source.test/']);
-  await subscribe(hub, r, TOPIC, '/big');
+  await subscribe(hub, r, TOPIC, '/big', { 'hub.secret': SECRET });
   const body = validNotification(MAX_BODY);
   assert.equal(body.length, MAX_BODY);
   const answer = publish(hub.url, body, {
@@ -52,6 +54,14 @@ test('RT-7, M-4: a valid notification of exactly the maximum body size (16 MiB) 
   );
   assert.equal(d!.body.length, MAX_BODY);
   assert.ok(d!.body.equals(body), 'the relayed bytes are the published ones');
+  // Written in slices, the body is still sent with its length, and signed over all of it.
+  assert.equal(d!.headers['content-length'], String(MAX_BODY));
+  assert.equal(d!.headers['transfer-encoding'], undefined);
+  const signature = d!.headers['x-hub-signature'];
+  assert.deepEqual(verifySignature(String(signature), SECRET, body), {
+    ok: true,
+    method: 'sha256',
+  });
 });
 
 test('a body of millions of unknown elements is refused by the element limit (400), one under it is accepted', async (t) => {
