@@ -86,6 +86,74 @@ test('a notification not in the cache is read from the real store and POSTed; a 
   assert.equal(log.of('delivery.missing_notification').length, 1);
 });
 
+test('a notification committed elsewhere is read from the real store once for all the subscriptions that miss it, each is sent it, and the cache lets it go once all have passed it', async (t) => {
+  const file = join(await tempDir(t), 'hub.db');
+  const repo = openSqliteRepository(file);
+  t.after(() => repo.close());
+  const callback = await receiverFor(t);
+  const paths = ['/a', '/b', '/c', '/d', '/e'];
+  for (const path of paths)
+    await repo.activateSubscription({
+      topicUrl: TOPIC,
+      topicAsGiven: TOPIC,
+      callback: callback.url(path),
+      secret: undefined,
+      algorithm: 'sha256',
+      leaseSeconds: 600,
+      leaseExpiresAt: Date.now() + 600_000,
+      hasLapsed: hasLeaseLapsed,
+      now: Date.now(),
+    });
+  // The real store, with its reads counted.
+  const reads: number[] = [];
+  const store = Object.create(repo) as typeof repo;
+  store.getNotification = (topicId, seq) => {
+    reads.push(seq);
+    return repo.getNotification(topicId, seq);
+  };
+  const cache = new NotificationCache(1024 * 1024);
+  const agent = createOutboundAgent({ allowPrivateNetworks: true, connections: 8 });
+  t.after(() => agent.close());
+  const scheduler = schedulerOn({
+    store,
+    send: createSender(agent, { timeoutMs: 5_000 }),
+    cache,
+    logSink: logLines().sink,
+    retry: { initialDelayMs: 10, maxDelayMs: 80, maxAgeMs: 60_000 },
+    now: () => Date.now(),
+    random: () => 0.5,
+    flushDelayMs: 1,
+  });
+  t.after(() => scheduler.close(0));
+  await scheduler.start();
+
+  // Committed as another hub process would (the wake hook): nothing of it is in this one's cache.
+  let topicId = 0;
+  for (let i = 1; i <= 3; i++) {
+    ({ topicId } = await repo.appendNotification({
+      topicUrl: TOPIC,
+      receivedAt: Date.now(),
+      contentType: 'application/xml',
+      linkHeader: `<${TOPIC}>; rel="self"`,
+      body: Buffer.from(`<urlset seq="${i}"/>`),
+    }));
+  }
+  scheduler.wake(topicId, 3);
+
+  await until(async () => {
+    await scheduler.flush();
+    return (await repo.listSubscriptions()).every((s) => s.deliveredSeq === 3);
+  }, 'every stored cursor passes all three');
+  for (const path of paths)
+    assert.deepEqual(
+      callback.deliveriesTo(path).map((d) => d.body.toString('utf8')),
+      ['<urlset seq="1"/>', '<urlset seq="2"/>', '<urlset seq="3"/>'],
+      `${path}: all three, in order`,
+    );
+  assert.deepEqual(reads, [1, 2, 3], 'one read per notification, not one per subscription');
+  assert.equal(cache.size, 0, 'nothing kept once every subscription has passed it');
+});
+
 test('a failed read of the row is a failed attempt, retried after the backoff', async (t) => {
   const r = await startedWithOneSubscription(t);
   // Committed by another hub process: nothing of it is in this process's cache.

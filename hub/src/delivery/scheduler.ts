@@ -8,6 +8,7 @@ import type { DeliveryStore } from './delivery-store.js';
 import type { DeliveryOwnership } from './ownership.js';
 import { hasLeaseLapsed } from '../subscriptions/index.js';
 import type { NotificationCache } from './cache.js';
+import { NotificationReads } from './notification-reads.js';
 import { classifyError, type DeliveryOutcome, type SendDelivery } from '../outbound/index.js';
 import { nextStep, type RetryPolicy } from './retry-policy.js';
 import {
@@ -62,6 +63,7 @@ export class DeliveryScheduler {
 
   private readonly budget: OriginBudget<SubState>;
   private readonly cursors: CursorWriter<SubState>;
+  private readonly reads: NotificationReads;
 
   constructor(private readonly deps: SchedulerDeps) {
     // A parked subscription is considered again when its origin has room, not at every publish: at
@@ -73,11 +75,12 @@ export class DeliveryScheduler {
       (sub) => this.consider(sub),
     );
     this.cursors = new CursorWriter({ ...deps, cursorOf });
+    this.reads = new NotificationReads(deps.store, deps.cache);
   }
 
   /** Loads every topic and subscription: pending deliveries resume where the stored cursors are. */
   async start(): Promise<void> {
-    for (const t of await this.deps.store.listTopics()) this.topic(t.id, t.lastSeq);
+    for (const t of await this.deps.store.listTopics()) topicState(this.topics, t.id, t.lastSeq);
     for (const s of await this.deps.store.listSubscriptions()) if (this.drives(s.id)) this.track(s);
     for (const sub of this.subs.values()) this.consider(sub);
     this.pump();
@@ -85,7 +88,7 @@ export class DeliveryScheduler {
 
   /** A notification was committed: wake the topic's subscriptions. True: one started at once. */
   published(n: StoredNotification): boolean {
-    const topic = this.topic(n.topicId, n.seq);
+    const topic = topicState(this.topics, n.topicId, n.seq);
     if (n.seq > topic.lastSeq) topic.lastSeq = n.seq;
     // Kept in memory for the subscriptions driven here, until each has passed it (cache.ts).
     this.deps.cache.put(n, topic.subs.size);
@@ -186,12 +189,8 @@ export class DeliveryScheduler {
     await this.flush();
   }
 
-  private topic(id: number, lastSeqAtLeast: number): TopicState {
-    return topicState(this.topics, id, lastSeqAtLeast);
-  }
-
   private track(s: Subscription): SubState {
-    const topic = this.topic(s.topicId, s.deliveredSeq);
+    const topic = topicState(this.topics, s.topicId, s.deliveredSeq);
     const sub = subStateOf(s, topic);
     this.subs.set(s.id, sub);
     topic.subs.set(s.id, sub);
@@ -268,7 +267,7 @@ export class DeliveryScheduler {
     const seq = sub.deliveredSeq + 1;
     const cached = this.deps.cache.get(sub.topic.id, seq);
     if (cached) return this.post(sub, slot, seq, cached);
-    this.deps.store.getNotification(sub.topic.id, seq).then(
+    this.reads.read(sub.topic, seq).then(
       (n) => {
         if (n) this.post(sub, slot, seq, n);
         else this.settle(sub, slot, seq, undefined, NOTIFICATION_MISSING);
