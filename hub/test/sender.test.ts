@@ -3,13 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { createOutboundAgent } from '@rsnotify/shared';
 import { freePort } from '@rsnotify/service-kit/testing';
-import type { Dispatcher } from 'undici';
 import { createSender, deliveryTarget } from '../src/outbound/index.js';
-import { SEND_SLICE_BYTES } from '../src/outbound/sender.js';
 
 async function callback(
   t: { after(fn: () => unknown): void },
@@ -83,72 +80,4 @@ test('no answer at all (connection refused) is a failure with the error code and
   const send = sender(t);
   const outcome = await send(deliveryTarget(`http://127.0.0.1:${port}/cb`), {}, Buffer.from('x'));
   assert.deepEqual(outcome, { kind: 'failed', code: 'ECONNREFUSED' });
-});
-
-test('a body over SEND_SLICE_BYTES is written a slice per turn of the event loop, and arrives whole with its Content-Length', async (t) => {
-  let seen: { length?: string; chunked?: string; body?: Buffer } = {};
-  const origin = await callback(t, (req, res, body) => {
-    seen = {
-      length: req.headers['content-length'],
-      chunked: req.headers['transfer-encoding'],
-      body,
-    };
-    res.writeHead(204).end();
-  });
-  // Event-loop turns, counted by a chain of setImmediate.
-  let turn = 0;
-  let counting = true;
-  const tick = (): void => {
-    turn++;
-    if (counting) setImmediate(tick);
-  };
-  setImmediate(tick);
-  // The real agent, with an interceptor that notes each slice of the body as undici takes it.
-  const taken: { bytes: number; turn: number }[] = [];
-  let bodyKind = '';
-  const noteSlices: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) => {
-    const body = opts.body;
-    if (body === null || body === undefined || !(Symbol.asyncIterator in Object(body))) {
-      bodyKind = Buffer.isBuffer(body) ? 'buffer' : typeof body;
-      return dispatch(opts, handler);
-    }
-    bodyKind = 'slices';
-    async function* noted(): AsyncGenerator<Buffer> {
-      for await (const slice of body as AsyncIterable<Buffer>) {
-        taken.push({ bytes: slice.length, turn });
-        yield slice;
-      }
-    }
-    return dispatch({ ...opts, body: Readable.from(noted()) }, handler);
-  };
-  const agent = createOutboundAgent({ allowPrivateNetworks: true, connections: 4 });
-  t.after(() => agent.close());
-  const send = createSender(agent.compose(noteSlices), { timeoutMs: 5_000 });
-  const body = Buffer.alloc(4 * SEND_SLICE_BYTES + 7);
-  for (let i = 0; i < body.length; i++) body[i] = (i * 7) % 251;
-
-  const outcome = await send(deliveryTarget(`${origin}/large`), {}, body);
-  counting = false;
-  assert.deepEqual(outcome, { kind: 'delivered', status: 204 });
-  assert.equal(bodyKind, 'slices');
-  assert.deepEqual(
-    taken.map((s) => s.bytes),
-    [SEND_SLICE_BYTES, SEND_SLICE_BYTES, SEND_SLICE_BYTES, SEND_SLICE_BYTES, 7],
-  );
-  for (let i = 1; i < taken.length; i++)
-    assert.ok(taken[i]!.turn > taken[i - 1]!.turn, `slice ${i} was taken in a later turn`);
-  assert.equal(seen.length, String(body.length));
-  assert.equal(seen.chunked, undefined, 'sent with its length, not chunked');
-  assert.ok(seen.body?.equals(body), 'the bytes arrive whole and in order');
-
-  // A body of one slice or less is handed over as it is.
-  assert.deepEqual(
-    await send(deliveryTarget(`${origin}/small`), {}, body.subarray(0, SEND_SLICE_BYTES)),
-    {
-      kind: 'delivered',
-      status: 204,
-    },
-  );
-  assert.equal(bodyKind, 'buffer');
-  assert.equal(seen.length, String(SEND_SLICE_BYTES));
 });

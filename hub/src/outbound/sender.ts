@@ -3,8 +3,6 @@
 // A bare `dispatch` with a handler that only counts the response body: `request` builds a body
 // stream, a promise and listeners per response that a delivery never reads (each delivery is one
 // POST, so at a fan-out to 1,000 callbacks that is per-delivery CPU and garbage for nothing).
-import { Readable } from 'node:stream';
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { classifyError, classifyStatus, type DeliveryOutcome } from './outcome.js';
 
@@ -76,21 +74,6 @@ class DeliveryHandler implements Dispatcher.DispatchHandler {
   }
 }
 
-/** Bodies over this are written a slice per turn of the event loop (bodyInSlices). */
-export const SEND_SLICE_BYTES = 256 * 1024;
-
-/**
- * A large body as slices written one per turn of the event loop. Handed over whole, a 16 MiB body
- * went to the socket in one writev, which held the event loop for 30-105 ms per subscriber in
- * profiles of a fan-out to loopback callbacks (test/bench/results/profile.md).
- */
-async function* bodyInSlices(body: Buffer): AsyncGenerator<Buffer> {
-  for (let at = 0; at < body.length; at += SEND_SLICE_BYTES) {
-    if (at > 0) await yieldToEventLoop();
-    yield body.subarray(at, at + SEND_SLICE_BYTES);
-  }
-}
-
 export function createSender(agent: Dispatcher, options: SendOptions) {
   const limit = options.maxResponseBytes ?? 64 * 1024;
   return function sendDelivery(
@@ -100,16 +83,17 @@ export function createSender(agent: Dispatcher, options: SendOptions) {
   ): Promise<DeliveryOutcome> {
     return new Promise((resolve) => {
       const handler = new DeliveryHandler(limit, resolve);
-      const sliced = body.length > SEND_SLICE_BYTES;
       try {
         agent.dispatch(
           {
             origin: target.origin,
             path: target.path,
             method: 'POST',
-            // A body in slices carries its length: not sent chunked (one answer for every callback).
-            headers: sliced ? { ...headers, 'content-length': String(body.length) } : headers,
-            body: sliced ? Readable.from(bodyInSlices(body)) : body,
+            headers,
+            // Handed over whole, not as a stream of slices: a callback that answers 410 and closes
+            // before reading a large body must still be read as gone (WH-19). Written a slice per
+            // turn, an 8 MiB body lost that answer to EPIPE in every try (test/bench/results/profile.md).
+            body,
             headersTimeout: options.timeoutMs,
             bodyTimeout: options.timeoutMs,
           },
