@@ -54,7 +54,7 @@ test('RT-7, M-4, WH-18: a valid notification of exactly the maximum body size (1
   );
   assert.equal(d!.body.length, MAX_BODY);
   assert.ok(d!.body.equals(body), 'the relayed bytes are the published ones');
-  // Written in slices, the body is still sent with its length, and signed over all of it.
+  // Sent with its length (not chunked), and signed over all of it (hashed in slices).
   assert.equal(d!.headers['content-length'], String(MAX_BODY));
   assert.equal(d!.headers['transfer-encoding'], undefined);
   const signature = d!.headers['x-hub-signature'];

@@ -181,7 +181,7 @@ async function measureFanOut(ctx: BenchContext, db: string, body: Buffer): Promi
         },
         ratio: median / signatures,
         target: 'under 30 ms (ratio below 1)',
-        note: `${(body.length / 2 ** 20).toFixed(1)} MiB body, signed and written a slice per turn; includes the publish's own slices (rows above)`,
+        note: `${(body.length / 2 ** 20).toFixed(1)} MiB body, signed a megabyte per turn and written whole; includes the publish's own slices (rows above)`,
       },
     ];
   } finally {
