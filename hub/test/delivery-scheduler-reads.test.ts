@@ -4,7 +4,7 @@
 // store, the real sender and a callback on 127.0.0.1. A failed read is retried like a failed POST,
 // and a sender that throws or rejects is a failed delivery: faults the real store and sender cannot
 // be made to produce on demand, so those two run on the scheduler's rig (scheduler-rig.ts).
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -19,15 +19,14 @@ import { schedulerOn, startedWithOneSubscription, until } from './scheduler-rig.
 
 const TOPIC = 'http://source.test/changes';
 
-test('a notification not in the cache is read from the real store and POSTed; a row that is gone is given up on record and the cursor moves on', async (t) => {
-  const file = join(await tempDir(t), 'hub.db');
-  const repo = openSqliteRepository(file);
-  t.after(() => repo.close());
-  const callback = await receiverFor(t);
-  const sub = await repo.activateSubscription({
+type Repo = ReturnType<typeof openSqliteRepository>;
+
+/** An active subscription to TOPIC, straight in the real store. */
+function subscribeInStore(repo: Repo, callback: string) {
+  return repo.activateSubscription({
     topicUrl: TOPIC,
     topicAsGiven: TOPIC,
-    callback: callback.url('/cb'),
+    callback,
     secret: undefined,
     algorithm: 'sha256',
     leaseSeconds: 600,
@@ -35,14 +34,18 @@ test('a notification not in the cache is read from the real store and POSTed; a 
     hasLapsed: hasLeaseLapsed,
     now: Date.now(),
   });
-  const log = logLines();
-  const agent = createOutboundAgent({ allowPrivateNetworks: true, connections: 2 });
+}
+
+/** A started scheduler on `store` and the real sender, closed when the test ends. */
+async function startedOnRealParts(
+  t: TestContext,
+  deps: { store: Repo; cache: NotificationCache; logSink: { write(chunk: string): void } },
+) {
+  const agent = createOutboundAgent({ allowPrivateNetworks: true, connections: 8 });
   t.after(() => agent.close());
   const scheduler = schedulerOn({
-    store: repo,
+    ...deps,
     send: createSender(agent, { timeoutMs: 5_000 }),
-    cache: new NotificationCache(1024 * 1024),
-    logSink: log.sink,
     retry: { initialDelayMs: 10, maxDelayMs: 80, maxAgeMs: 60_000 },
     now: () => Date.now(),
     random: () => 0.5,
@@ -50,8 +53,11 @@ test('a notification not in the cache is read from the real store and POSTed; a 
   });
   t.after(() => scheduler.close(0));
   await scheduler.start();
+  return scheduler;
+}
 
-  // Committed as another hub process would (the wake hook): nothing of it is in this one's cache.
+/** Three notifications committed as another hub process would: none in this one's cache. */
+async function committedElsewhere(repo: Repo): Promise<number> {
   let topicId = 0;
   for (let i = 1; i <= 3; i++) {
     ({ topicId } = await repo.appendNotification({
@@ -62,6 +68,24 @@ test('a notification not in the cache is read from the real store and POSTed; a 
       body: Buffer.from(`<urlset seq="${i}"/>`),
     }));
   }
+  return topicId;
+}
+
+test('a notification not in the cache is read from the real store and POSTed; a row that is gone is given up on record and the cursor moves on', async (t) => {
+  const file = join(await tempDir(t), 'hub.db');
+  const repo = openSqliteRepository(file);
+  t.after(() => repo.close());
+  const callback = await receiverFor(t);
+  const sub = await subscribeInStore(repo, callback.url('/cb'));
+  const log = logLines();
+  const scheduler = await startedOnRealParts(t, {
+    store: repo,
+    cache: new NotificationCache(1024 * 1024),
+    logSink: log.sink,
+  });
+
+  // Committed as another hub process would (the wake hook): nothing of it is in this one's cache.
+  const topicId = await committedElsewhere(repo);
   // Its row deleted by hand, through a connection of its own, before any delivery.
   const shell = new Database(file);
   shell.prepare('DELETE FROM notifications WHERE topic_id = ? AND seq = 2').run(topicId);
@@ -92,18 +116,7 @@ test('a notification committed elsewhere is read from the real store once for al
   t.after(() => repo.close());
   const callback = await receiverFor(t);
   const paths = ['/a', '/b', '/c', '/d', '/e'];
-  for (const path of paths)
-    await repo.activateSubscription({
-      topicUrl: TOPIC,
-      topicAsGiven: TOPIC,
-      callback: callback.url(path),
-      secret: undefined,
-      algorithm: 'sha256',
-      leaseSeconds: 600,
-      leaseExpiresAt: Date.now() + 600_000,
-      hasLapsed: hasLeaseLapsed,
-      now: Date.now(),
-    });
+  for (const path of paths) await subscribeInStore(repo, callback.url(path));
   // The real store, with its reads counted.
   const reads: number[] = [];
   const store = Object.create(repo) as typeof repo;
@@ -112,33 +125,9 @@ test('a notification committed elsewhere is read from the real store once for al
     return repo.getNotification(topicId, seq);
   };
   const cache = new NotificationCache(1024 * 1024);
-  const agent = createOutboundAgent({ allowPrivateNetworks: true, connections: 8 });
-  t.after(() => agent.close());
-  const scheduler = schedulerOn({
-    store,
-    send: createSender(agent, { timeoutMs: 5_000 }),
-    cache,
-    logSink: logLines().sink,
-    retry: { initialDelayMs: 10, maxDelayMs: 80, maxAgeMs: 60_000 },
-    now: () => Date.now(),
-    random: () => 0.5,
-    flushDelayMs: 1,
-  });
-  t.after(() => scheduler.close(0));
-  await scheduler.start();
+  const scheduler = await startedOnRealParts(t, { store, cache, logSink: logLines().sink });
 
-  // Committed as another hub process would (the wake hook): nothing of it is in this one's cache.
-  let topicId = 0;
-  for (let i = 1; i <= 3; i++) {
-    ({ topicId } = await repo.appendNotification({
-      topicUrl: TOPIC,
-      receivedAt: Date.now(),
-      contentType: 'application/xml',
-      linkHeader: `<${TOPIC}>; rel="self"`,
-      body: Buffer.from(`<urlset seq="${i}"/>`),
-    }));
-  }
-  scheduler.wake(topicId, 3);
+  scheduler.wake(await committedElsewhere(repo), 3);
 
   await until(async () => {
     await scheduler.flush();

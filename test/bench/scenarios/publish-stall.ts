@@ -91,6 +91,21 @@ function startCallback() {
   return { next, stop: () => child.kill() };
 }
 
+/** One publish of `body` on TOPIC, its answer read; the status. */
+async function publish(hubUrl: string, token: string, body: Buffer): Promise<number> {
+  const res = await request(hubUrl, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/xml',
+      link: `<${TOPIC}>; rel="self", <${hubUrl}>; rel="hub"`,
+      authorization: `Bearer ${token}`,
+    },
+    body,
+  });
+  await res.body.text();
+  return res.statusCode;
+}
+
 async function activeSubscriptions(hubUrl: string): Promise<number> {
   const res = await request(new URL('/metrics', hubUrl));
   const m = /rsnotify_hub_subscriptions\{state="active"\} (\d+)/.exec(await res.body.text());
@@ -142,17 +157,8 @@ async function measureFanOut(ctx: BenchContext, db: string, body: Buffer): Promi
     const cpuStalls: number[] = [];
     for (let i = 0; i < RUNS; i++) {
       const cpu = watchCpuStall();
-      const res = await request(hub.url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/xml',
-          link: `<${TOPIC}>; rel="self", <${hub.url}>; rel="hub"`,
-          authorization: `Bearer ${token}`,
-        },
-        body,
-      });
-      await res.body.text();
-      if (res.statusCode !== 200) throw new Error(`fan-out: answered ${res.statusCode}`);
+      const status = await publish(hub.url, token, body);
+      if (status !== 200) throw new Error(`fan-out: answered ${status}`);
       for (let d = 0; d < SIGNED_SUBSCRIBERS; d++) {
         const got = (await callback.next('delivered')) as { delivered: number; signed: boolean };
         if (got.delivered !== body.length || !got.signed)
@@ -214,21 +220,11 @@ async function measureEngine(
       const h = monitorEventLoopDelay({ resolution: 1 });
       h.enable();
       const cpu = watchCpuStall();
-      const res = await request(hub.url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/xml',
-          link: `<${TOPIC}>; rel="self", <${hub.url}>; rel="hub"`,
-          authorization: `Bearer ${token}`,
-        },
-        body,
-      });
-      await res.body.text();
+      const status = await publish(hub.url, token, body);
       h.disable();
       const cpuStall = cpu?.stop();
       if (cpuStall !== undefined) cpuStalls.push(cpuStall);
-      if (res.statusCode !== 200)
-        throw new Error(`${engine}: answered ${res.statusCode}, expected 200`);
+      if (status !== 200) throw new Error(`${engine}: answered ${status}, expected 200`);
       stalls.push(h.max / 1e6);
     }
     stalls.sort((a, b) => a - b);
