@@ -219,15 +219,17 @@ export function runCli(args: string[]): Promise<string[]> {
 
 /**
  * Starts a hub. `root`: the checkout whose hub/src runs (BENCH_HUB_BASE names a second one, e.g. a
- * worktree of main, measured as an arm of its own in the same run); `name` labels its samples.
+ * worktree of main, measured as an arm of its own in the same run); `name` labels its samples;
+ * `config`: where its config file is written (beside a SQLite file by default; a PostgreSQL URL
+ * needs a path of its own).
  */
 export async function startHubChild(
-  dbFile: string,
+  db: string,
   root = repoRoot,
   name = 'hub',
+  config = `${db}.config.json`,
 ): Promise<HubChild> {
   ensureBuilt(root);
-  const config = `${dbFile}.config.json`;
   writeFileSync(config, JSON.stringify({ connectionsPerOrigin: CONNECTIONS_PER_ORIGIN }));
   const child = spawn(
     process.execPath,
@@ -239,7 +241,7 @@ export async function startHubChild(
       '--port',
       '0',
       '--db',
-      dbFile,
+      db,
       '--config',
       config,
       '--allow-private-networks',
