@@ -7,7 +7,8 @@ import pg from 'pg';
 import { testPostgres } from '../../scripts/postgres-server.mjs';
 import { openPostgresRepository, type PostgresRepository } from '../src/store/index.js';
 import { PART_BYTES } from '@rsnotify/service-kit';
-import { appendInTransaction } from '../src/store/postgres/appends.js';
+import { appendInOneStatement, appendInTransaction } from '../src/store/postgres/appends.js';
+import { decodeEvent, HUB_CHANNEL } from '../src/store/postgres/events.js';
 import { runRepositoryContract } from './repository-contract.js';
 
 const server = await testPostgres();
@@ -172,6 +173,93 @@ test(
       assert.equal(after.rows[0]!.n, 0);
     } finally {
       await client.end();
+    }
+  },
+);
+
+test(
+  'postgres: M-3, promise 1: a batch in one statement places each notification by arrival per topic, wakes the other processes once per topic with its last seq, and leaves nothing when it fails',
+  { skip },
+  async () => {
+    if ('skip' in server) return;
+    const url = server.newDatabase('one-statement');
+    await (await openPostgresRepository(url, { listen: false })).close();
+    const pool = new pg.Pool({ connectionString: url });
+    const listener = new pg.Client({ connectionString: url });
+    await listener.connect();
+    const woken: unknown[] = [];
+    listener.on('notification', (m) => woken.push(decodeEvent(m.payload ?? '')));
+    await listener.query(`LISTEN ${HUB_CHANNEL}`);
+    const note = (topicUrl: string, tag: string) => ({
+      topicUrl,
+      receivedAt: 5,
+      contentType: 'application/xml',
+      linkHeader: `<${topicUrl}>; rel="self"`,
+      body: Buffer.from(tag),
+    });
+    const stored = async () =>
+      (
+        await pool.query<{ url: string; seq: number; body: Buffer }>(
+          'SELECT t.url, n.seq, n.body FROM notifications n JOIN topics t ON t.id = n.topic_id ORDER BY t.url, n.seq',
+        )
+      ).rows.map((r) => `${r.url} ${r.seq} ${r.body.toString()}`);
+    const wokenBy = async (n: number) => {
+      for (let i = 0; i < 200 && woken.length < n; i++) await new Promise((r) => setTimeout(r, 10));
+      return woken.splice(0);
+    };
+    try {
+      // Arrival order differs from the topics' URL order (the order their rows are locked in).
+      const first = await appendInOneStatement(pool, [
+        note('http://t/b', 'b1'),
+        note('http://t/a', 'a1'),
+        note('http://t/b', 'b2'),
+        note('http://t/c', 'c1'),
+      ]);
+      const second = await appendInOneStatement(pool, [
+        note('http://t/a', 'a2'),
+        note('http://t/b', 'b3'),
+      ]);
+      const ids = (
+        await pool.query<{ url: string; id: number }>('SELECT url, id FROM topics')
+      ).rows.reduce((m, r) => m.set(r.url, r.id), new Map<string, number>());
+      const at = (topic: string, seq: number) => ({ topicId: ids.get(`http://t/${topic}`)!, seq });
+      assert.deepEqual(first, [at('b', 1), at('a', 1), at('b', 2), at('c', 1)]);
+      assert.deepEqual(second, [at('a', 2), at('b', 3)]);
+      assert.deepEqual(await stored(), [
+        'http://t/a 1 a1',
+        'http://t/a 2 a2',
+        'http://t/b 1 b1',
+        'http://t/b 2 b2',
+        'http://t/b 3 b3',
+        'http://t/c 1 c1',
+      ]);
+      const published = (topic: string, seq: number) => ({ kind: 'published', ...at(topic, seq) });
+      assert.deepEqual(await wokenBy(5), [
+        published('a', 1),
+        published('b', 2),
+        published('c', 1),
+        published('a', 2),
+        published('b', 3),
+      ]);
+
+      // A row the table refuses (no content type) fails the statement: no topic bumped, no row
+      // stored, nobody woken; the next batch continues the seqs where they were.
+      await assert.rejects(
+        appendInOneStatement(pool, [
+          note('http://t/a', 'a-lost'),
+          { ...note('http://t/d', 'd-lost'), contentType: null as unknown as string },
+        ]),
+      );
+      assert.deepEqual(await appendInOneStatement(pool, [note('http://t/a', 'a3')]), [at('a', 3)]);
+      assert.equal((await stored()).filter((r) => r.includes('lost')).length, 0);
+      assert.equal(
+        (await pool.query('SELECT 1 FROM topics WHERE url = $1', ['http://t/d'])).rowCount,
+        0,
+      );
+      assert.deepEqual(await wokenBy(1), [published('a', 3)]);
+    } finally {
+      await listener.end();
+      await pool.end();
     }
   },
 );

@@ -15,7 +15,11 @@ export type StoreEvent =
   | { readonly kind: 'sources' }
   | { readonly kind: 'resync' };
 
-/** Compact payloads ("p:12:340", "s:7", "r:7", "i", "c"); pure, table-tested. */
+/**
+ * Compact payloads ("p:12:340", "s:7", "r:7", "i", "c"); pure, table-tested. A batch appended in
+ * one statement builds its 'published' payload in SQL (appends.ts: the topic's id and last seq are
+ * known only there); the store test decodes what that statement sends.
+ */
 export function encodeEvent(e: StoreEvent): string {
   switch (e.kind) {
     case 'published':
