@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { pool } from './measure.js';
+import { peakRssMiB, pool, resetPeakRss } from './measure.js';
 import { BURST_PUBLISHES_IN_FLIGHT, BURST_SETTLE_MS, publisher } from './hub-arms.js';
 import {
   notification,
@@ -32,6 +32,8 @@ export interface BurstResult {
   readonly perSecond: number;
   readonly deliveries: number;
   readonly cpu: RoleCpu;
+  /** The largest peak RSS of the arm's hub processes during the burst, MiB. */
+  readonly hubPeakRssMiB: number;
   /** Publish-to-receipt, ms, of the paced notifications sent after the burst. */
   readonly latencies: number[];
 }
@@ -135,6 +137,7 @@ export async function clusterBurst(
   const post = (i: number) => pubs[i % pubs.length]!.post(notification(i));
   try {
     await receivers.reset();
+    for (const h of arm.hubs) resetPeakRss(h.child.pid!);
     const endCpu = meterRoles({
       hub: () => arm.hubs.map((h) => h.child.pid!),
       postgres: () => postgresSeconds(arm.pgDataDir),
@@ -147,6 +150,7 @@ export async function clusterBurst(
     const perSecond = (notifications * n) / (((await done) - started) / 1000);
     await new Promise((r) => setTimeout(r, BURST_SETTLE_MS));
     const cpu = endCpu();
+    const hubPeakRssMiB = Math.max(...arm.hubs.map((h) => peakRssMiB(h.child.pid!)));
     await receivers.reset(true);
     const publishedAt: number[] = [];
     for (let i = 0; i < paced; i++) {
@@ -158,7 +162,7 @@ export async function clusterBurst(
     const latencies = (await receivers.records())
       .filter((r) => r.tag >= 0)
       .map((r) => r.at - publishedAt[r.tag]!);
-    return { perSecond, deliveries: notifications * n, cpu, latencies };
+    return { perSecond, deliveries: notifications * n, cpu, hubPeakRssMiB, latencies };
   } finally {
     await Promise.all(pubs.map((p) => p.close()));
   }

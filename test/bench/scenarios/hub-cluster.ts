@@ -117,6 +117,7 @@ function rowsFor(
       range: describeRange(f.rate),
       unit: 'deliveries/s',
       cpuUsPerOp: (mid.cpu.seconds.hub! / mid.deliveries) * 1e6,
+      peakRssMiB: Math.max(...f.rounds.map((r) => r.hubPeakRssMiB)),
       baseline: b
         ? {
             label: baseLabel,
@@ -127,7 +128,7 @@ function rowsFor(
         : undefined,
       ratio: b ? f.rate.median / b.rate.median : undefined,
       target,
-      note: `${WARM_UP_ROUNDS} warm-up rounds, then ${ROUNDS} interleaved; the round at the median: ${describeRoleCpu(mid.cpu, mid.deliveries, 'delivery', 'deliveries')}`,
+      note: `${WARM_UP_ROUNDS} warm-up rounds, then ${ROUNDS} interleaved; peak RSS: the largest hub process of the measured rounds; the round at the median: ${describeRoleCpu(mid.cpu, mid.deliveries, 'delivery', 'deliveries')}`,
     });
     rows.push({
       scenario: 'hub cluster',
