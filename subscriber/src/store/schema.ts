@@ -166,7 +166,12 @@ export const events = sqliteTable(
     errorCode: text('error_code'),
     error: text('error'),
   },
-  (t) => [index('events_source_idx').on(t.sourceId, t.id)],
+  (t) => [
+    index('events_source_idx').on(t.sourceId, t.id),
+    // pruneHistory finds the rows past the retention by time: without it each prune read every
+    // row the source kept, on the daemon's thread (84 ms per 500,000 rows, with nothing to delete).
+    index('events_source_at_idx').on(t.sourceId, t.at),
+  ],
 );
 
 export const catchups = sqliteTable(

@@ -33,13 +33,29 @@ const [APPLIED, FAILED, ID] = columnNames(schema.sources, [
 ]);
 const COUNT_CHANGES = `UPDATE "sources" SET ${APPLIED} = ${APPLIED} + ?, ${FAILED} = ${FAILED} + ? WHERE ${ID} = ?`;
 
+// Events past the retention, a bounded number per transaction (found by the source_id, at index).
+const [EVENT_ID, EVENT_SOURCE, EVENT_AT] = columnNames(schema.events, ['id', 'sourceId', 'at']);
+const PRUNE_EVENTS = `DELETE FROM "events" WHERE ${EVENT_ID} IN (SELECT ${EVENT_ID} FROM "events" WHERE ${EVENT_SOURCE} = ? AND ${EVENT_AT} < ? LIMIT ?)`;
+
+/**
+ * Event rows deleted per transaction, a turn of the event loop between them. A notification whose
+ * 78,000 changes fail is recorded at every retry, so a prune may meet millions of rows: deleted in
+ * one transaction, 500,000 held the daemon's thread for 500 ms, and deliveries with it.
+ */
+export const PRUNE_ROWS_PER_TURN = 2_048;
+
 export class HistoryQueries extends StoreQueries {
   async pruneHistory(sourceId: number, before: number): Promise<number> {
+    let events = 0;
+    for (;;) {
+      const deleted = await this.group.run(
+        () => this.statements.get(PRUNE_EVENTS).run(sourceId, before, PRUNE_ROWS_PER_TURN).changes,
+      );
+      events += deleted;
+      // The next batch's transaction waits for the group commit's flush, a turn of the loop away.
+      if (deleted < PRUNE_ROWS_PER_TURN) break;
+    }
     return this.group.run(() => {
-      const events = this.db
-        .delete(schema.events)
-        .where(and(eq(schema.events.sourceId, sourceId), lt(schema.events.at, before)))
-        .run();
       const catchUps = this.db
         .delete(schema.catchups)
         .where(
@@ -50,7 +66,7 @@ export class HistoryQueries extends StoreQueries {
           ),
         )
         .run();
-      return events.changes + catchUps.changes;
+      return events + catchUps.changes;
     });
   }
 

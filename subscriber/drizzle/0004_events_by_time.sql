@@ -1,0 +1,1 @@
+CREATE INDEX `events_source_at_idx` ON `events` (`source_id`,`at`);
