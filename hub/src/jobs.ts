@@ -52,8 +52,12 @@ export function startHubJobs(d: HubJobDeps): LeaderJobs {
         logger.error({ event: 'store.error', err: describeError(err) }, 'expiry sweep failed'),
       );
   }, SWEEP_INTERVAL_MS);
+  // A prune goes a batch per turn (a large one may take longer than the interval): one at a time,
+  // and awaited by stop() so the store is not closed under it.
+  let pruning: Promise<void> | undefined;
   const prune = setInterval(() => {
-    store
+    if (pruning) return;
+    pruning = store
       .pruneNotifications(now() - d.replayWindowMs)
       .then((n) => {
         if (n > 0)
@@ -64,7 +68,10 @@ export function startHubJobs(d: HubJobDeps): LeaderJobs {
       })
       .catch((err: unknown) =>
         logger.error({ event: 'store.error', err: describeError(err) }, 'prune failed'),
-      );
+      )
+      .finally(() => {
+        pruning = undefined;
+      });
   }, PRUNE_INTERVAL_MS);
   sweep.unref();
   prune.unref();
@@ -75,6 +82,7 @@ export function startHubJobs(d: HubJobDeps): LeaderJobs {
       offIntent?.();
       d.onWorker(undefined);
       await worker.close();
+      await pruning;
     },
   };
 }

@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { openSqliteRepository } from '../src/store/index.js';
+import { PRUNE_CANDIDATES_SQL, PRUNE_ROWS_PER_TURN } from '../src/store/sqlite/upkeep.js';
 import { PART_BYTES, STAGING_GRACE_MS } from '@rsnotify/service-kit';
 import { runRepositoryContract } from './repository-contract.js';
 
@@ -250,3 +251,104 @@ function sqlOf(db: Database.Database, name: string): string {
     { sql: string } | undefined;
   return row?.sql ?? '';
 }
+
+test('sqlite: M-5: pruning walks the old rows by age a batch per turn; rows a cursor still holds stay, the rest go, and the topic ends are kept', async () => {
+  const file = join(root, 'prune-batches', 'hub.db');
+  const repo = openSqliteRepository(file);
+  const peek = new Database(file, { readonly: true });
+  try {
+    const note = (topicUrl: string, receivedAt: number) => ({
+      topicUrl,
+      receivedAt,
+      contentType: 'application/xml',
+      linkHeader: `<${topicUrl}>; rel="self"`,
+      body: Buffer.from('x'),
+    });
+    const old = 3 * PRUNE_ROWS_PER_TURN + 7;
+    const free = Math.ceil(old / 2); // even i
+    const held = old - free; // odd i
+    // Two topics, their old rows interleaved in age: one followed by a subscription that stays
+    // 10 notifications behind (M-5 keeps those), one nobody subscribes to.
+    const sub = await repo.activateSubscription({
+      topicUrl: 'http://t/held',
+      topicAsGiven: 'http://t/held',
+      callback: 'http://cb/1',
+      secret: undefined,
+      algorithm: 'sha256',
+      leaseSeconds: 60,
+      leaseExpiresAt: 1e15,
+      hasLapsed: () => false,
+      now: 50,
+    });
+    assert.equal(sub.deliveredSeq, 0);
+    await Promise.all(
+      Array.from({ length: old }, (_, i) =>
+        repo.appendNotification(note(i % 2 ? 'http://t/held' : 'http://t/free', 100 + i)),
+      ),
+    );
+    await repo.saveCursors(
+      [
+        {
+          subscriptionId: sub.id,
+          deliveredSeq: held - 10,
+          attempts: 0,
+          nextAttemptAt: 0,
+          firstFailedAt: undefined,
+          lastStatus: 200,
+          lastError: undefined,
+        },
+      ],
+      50_000,
+    );
+    await repo.appendNotification(note('http://t/other', 60_000)); // within the window
+    // One walk of the index in order: no rows gathered and sorted per batch.
+    const plan = (
+      peek.prepare(`EXPLAIN QUERY PLAN ${PRUNE_CANDIDATES_SQL}`).all(0, 0, 1, 1) as {
+        detail: string;
+      }[]
+    ).map((r) => r.detail);
+    assert.ok(
+      plan.some((d) => d.includes('notifications_received_idx')) &&
+        !plan.some((d) => d.includes('TEMP B-TREE')),
+      plan.join('; '),
+    );
+
+    const rows = peek.prepare('SELECT COUNT(*) AS n FROM notifications');
+    const seen: number[] = [];
+    let counting = true;
+    const look = () => {
+      if (!counting) return;
+      seen.push((rows.get() as { n: number }).n);
+      setImmediate(look);
+    };
+    look();
+    const pruned = await repo.pruneNotifications(50_000);
+    seen.push((rows.get() as { n: number }).n);
+    counting = false;
+    assert.equal(pruned, old - 10, 'every old row but the 10 the cursor has not passed');
+    const drops = seen.slice(1).map((n, i) => seen[i]! - n);
+    assert.ok(
+      Math.max(...drops) <= PRUNE_ROWS_PER_TURN,
+      `rows gone between turns: ${drops.filter((d) => d > 0).join(', ')}`,
+    );
+    assert.deepEqual(
+      (
+        peek
+          .prepare(
+            'SELECT t.url, n.seq FROM notifications n JOIN topics t ON t.id = n.topic_id ORDER BY t.url, n.seq',
+          )
+          .all() as { url: string; seq: number }[]
+      ).map((r) => `${r.url} ${r.seq}`),
+      [
+        ...Array.from({ length: 10 }, (_, i) => `http://t/held ${held - 9 + i}`),
+        'http://t/other 1',
+      ],
+    );
+    // Seqs go on from each topic's end, also where every row of the topic went (M-3).
+    const next = await repo.appendNotification(note('http://t/free', 70_000));
+    assert.equal(next.seq, free + 1);
+  } finally {
+    peek.close();
+    await repo.close();
+  }
+});

@@ -98,7 +98,20 @@ export class SqliteBodyParts {
    * nothing was answered). Pruning is far behind any staging still in flight.
    */
   dropParts(payloadIds: Iterable<number | null>, prunedBefore: number): void {
+    this.dropPayloads(payloadIds);
+    this.dropStrays(prunedBefore);
+  }
+
+  /** The parts of pruned rows (their payload ids, null for a row stored inline). */
+  dropPayloads(payloadIds: Iterable<number | null>): void {
     for (const payloadId of payloadIds) if (payloadId !== null) this.deleteParts.run(payloadId);
+  }
+
+  /**
+   * The parts no row names, staged a grace before `prunedBefore`. It reads every row that names a
+   * payload: once per prune, not once per batch of a prune that goes in batches.
+   */
+  dropStrays(prunedBefore: number): void {
     this.deleteStrays.run(prunedBefore - STAGING_GRACE_MS);
   }
 }

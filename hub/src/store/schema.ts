@@ -133,7 +133,12 @@ export const notifications = sqliteTable(
     body: blob('body', { mode: 'buffer' }).notNull(),
     payloadId: integer('payload_id'),
   },
-  (t) => [uniqueIndex('notifications_topic_seq_unique').on(t.topicId, t.seq)],
+  (t) => [
+    uniqueIndex('notifications_topic_seq_unique').on(t.topicId, t.seq),
+    // Pruning walks the rows past the replay window by age (sqlite/upkeep.ts): without it every
+    // prune read every row the hub kept, on its one thread.
+    index('notifications_received_idx').on(t.receivedAt),
+  ],
 );
 
 /**

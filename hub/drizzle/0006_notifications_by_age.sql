@@ -1,0 +1,1 @@
+CREATE INDEX `notifications_received_idx` ON `notifications` (`received_at`);
