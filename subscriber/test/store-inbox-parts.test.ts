@@ -5,36 +5,24 @@
 // the row's commit) are swept once they are older than the grace.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { PART_BYTES, STAGING_GRACE_MS } from '@rsnotify/service-kit';
-import { openSqliteStore } from '../src/store/index.js';
+import type { SqliteSubscriberStore } from '../src/store/index.js';
+import { tempStore } from './store-helpers.js';
 
-async function tempStore(t: { after: (fn: () => Promise<void>) => void }) {
-  const dir = await mkdtemp(join(tmpdir(), 'rsn-parts-'));
-  const store = openSqliteStore({ file: join(dir, 'subscriber.db') });
-  t.after(async () => {
-    await store.close().catch(() => undefined);
-    await rm(dir, { recursive: true, force: true });
-  });
-  return store;
-}
-
-const partsOf = (store: ReturnType<typeof openSqliteStore>, payloadId: number): number =>
+const partsOf = (store: SqliteSubscriberStore, payloadId: number): number =>
   store.sqlite
     .prepare('SELECT count(*) FROM inbox_parts WHERE payload_id = ?')
     .pluck()
     .get(payloadId) as number;
 
-const rowOf = (store: ReturnType<typeof openSqliteStore>, id: number) =>
+const rowOf = (store: SqliteSubscriberStore, id: number) =>
   store.sqlite
     .prepare('SELECT length(body) AS inline, payload_id AS payloadId FROM inbox WHERE id = ?')
     .get(id) as { inline: number; payloadId: number | null };
 
 test('WS-11: a body over one part is stored in parts before its row and reads back byte for byte', async (t) => {
-  const store = await tempStore(t);
+  const { store } = await tempStore(t);
   const src = await store.ensureSource('a', 'http://x/');
   const body = randomBytes(2 * PART_BYTES + 1234);
   const small = Buffer.from('<urlset/>');
@@ -65,7 +53,7 @@ test('WS-11: a body over one part is stored in parts before its row and reads ba
 });
 
 test('pruning a finished row removes its parts; stray parts go once older than the grace', async (t) => {
-  const store = await tempStore(t);
+  const { store } = await tempStore(t);
   const src = await store.ensureSource('a', 'http://x/');
   const now = 10 * STAGING_GRACE_MS;
   const id = await store.insertInbox({
