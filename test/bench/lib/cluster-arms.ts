@@ -10,7 +10,8 @@ import { BURST_PUBLISHES_IN_FLIGHT, BURST_SETTLE_MS, publisher } from './hub-arm
 import {
   notification,
   now,
-  runCli,
+  activeSubscriptions,
+  addBenchSource,
   startHubChild,
   type HubChild,
   type Receivers,
@@ -58,9 +59,7 @@ async function driven(hubs: readonly HubChild[]): Promise<number> {
       n += health.claims;
       continue;
     }
-    const text = await (await request(new URL('/metrics', h.url))).body.text();
-    const m = /rsnotify_hub_subscriptions\{state="active"\} (\d+)/.exec(text);
-    n += m ? Number(m[1]) : 0;
+    n += await activeSubscriptions(h.url);
   }
   return n;
 }
@@ -80,16 +79,7 @@ export async function startClusterArm(options: {
   readonly pgDataDir?: string;
 }): Promise<ClusterArm> {
   const { db, name, receivers } = options;
-  const added = await runCli([
-    'source',
-    'add',
-    'bench',
-    '--topic-prefix',
-    'http://bench.test/',
-    '--db',
-    db,
-  ]);
-  const token = (JSON.parse(added.find((l) => l.startsWith('{'))!) as { token: string }).token;
+  const token = await addBenchSource(db);
   const config = join(options.workDir, `${name}.config.json`);
   const hubs = await Promise.all(
     Array.from({ length: options.processes }, () => startHubChild(db, undefined, name, config)),

@@ -217,6 +217,20 @@ export function runCli(args: string[]): Promise<string[]> {
   return new Promise((resolve) => child.on('exit', () => resolve(lines)));
 }
 
+/** Adds the bench Source (topics under http://bench.test/) to the hub database `db`; its token. */
+export async function addBenchSource(db: string): Promise<string> {
+  const added = await runCli([
+    'source',
+    'add',
+    'bench',
+    '--topic-prefix',
+    'http://bench.test/',
+    '--db',
+    db,
+  ]);
+  return (JSON.parse(added.find((l) => l.startsWith('{'))!) as { token: string }).token;
+}
+
 /**
  * Starts a hub. `root`: the checkout whose hub/src runs (BENCH_HUB_BASE names a second one, e.g. a
  * worktree of main, measured as an arm of its own in the same run); `name` labels its samples;

@@ -38,7 +38,7 @@ import {
   notification,
   Receivers,
   ROUNDS,
-  runCli,
+  addBenchSource,
   startFloorHub,
   startHubChild,
   waitUntil,
@@ -84,16 +84,7 @@ async function startHub(
   root?: string,
 ): Promise<{ hub: HubChild; token: string }> {
   const dbFile = join(tmpDir, `${name}.db`);
-  const added = await runCli([
-    'source',
-    'add',
-    'bench',
-    '--topic-prefix',
-    'http://bench.test/',
-    '--db',
-    dbFile,
-  ]);
-  const token = (JSON.parse(added.find((l) => l.startsWith('{'))!) as { token: string }).token;
+  const token = await addBenchSource(dbFile);
   return { hub: await startHubChild(dbFile, root, name), token };
 }
 

@@ -91,6 +91,18 @@ function startCallback() {
   return { next, stop: () => child.kill() };
 }
 
+/** The measured hub, in this process, taking bodies up to the 16 MiB the scenario publishes. */
+function startStallHub(db: string, extra: { allowPrivateNetworks?: boolean } = {}) {
+  return startHub({
+    host: '127.0.0.1',
+    port: 0,
+    dbFile: db,
+    logLevel: 'silent',
+    maxBodyBytes: 16 * 1024 * 1024,
+    ...extra,
+  });
+}
+
 /** One publish of `body` on TOPIC, its answer read; the status. */
 async function publish(hubUrl: string, token: string, body: Buffer): Promise<number> {
   const res = await request(hubUrl, {
@@ -124,14 +136,8 @@ async function measureFanOut(ctx: BenchContext, db: string, body: Buffer): Promi
   const signatures = oneSignature * SIGNED_SUBSCRIBERS;
   const callback = startCallback();
   const { origin } = (await callback.next('origin')) as { origin: string };
-  const hub = await startHub({
-    host: '127.0.0.1',
-    port: 0,
-    dbFile: db,
-    logLevel: 'silent',
-    maxBodyBytes: 16 * 1024 * 1024,
-    allowPrivateNetworks: true,
-  });
+  // The callback process is on loopback.
+  const hub = await startStallHub(db, { allowPrivateNetworks: true });
   try {
     const { token } = await hub.addSource('bench', ['http://source.test/']);
     for (let i = 0; i < SIGNED_SUBSCRIBERS; i++) {
@@ -204,13 +210,7 @@ async function measureEngine(
   body: Buffer,
   whole: number,
 ): Promise<BenchRow[]> {
-  const hub = await startHub({
-    host: '127.0.0.1',
-    port: 0,
-    dbFile: db,
-    logLevel: 'silent',
-    maxBodyBytes: 16 * 1024 * 1024,
-  });
+  const hub = await startStallHub(db);
   const rows: BenchRow[] = [];
   try {
     const { token } = await hub.addSource('bench', ['http://source.test/']);
