@@ -118,6 +118,32 @@ test('M-7: a gap still open after gapTimeout is filled from the Change List, the
   assert.equal(await metric(r, 'catchUps', { result: 'done' }), 1);
 });
 
+test('M-7: a gap catch-up whose change fails is retried; each attempt counts the failure, only the first records it', async () => {
+  const r = await started();
+  r.source.serve(
+    '/changelist.xml',
+    changeListXml(5, 14, [
+      { path: 'a', change: 'updated', s: 11 },
+      { path: 'b', change: 'updated', s: 13 },
+    ]),
+  );
+  const down = `${BASE}/r/a`;
+  r.mirror.failing.add(down);
+  await r.deliver(12, 14, [{ path: 'b', change: 'updated', s: 13 }]);
+  const gapAttempts = () => r.repo.catchUps.filter((c) => c.reason === 'gap');
+  for (let i = 0; i < 60 && gapAttempts().length < 3; i++) await r.advance(1_000);
+  assert.ok(gapAttempts().length >= 3, `the catch-up was retried (${gapAttempts().length})`);
+  assert.equal(await r.syncedUntil(), at(10), 'the position holds (promise 3)');
+  const failedEvents = r.repo.events.filter((e) => e.uri === down && e.outcome === 'failed');
+  assert.equal(failedEvents.length, 1, 'one event for the same failure at every attempt');
+  const { values } = await r.metrics.changesApplied.get();
+  const counted = values.find((v) => v.labels.outcome === 'failed')?.value ?? 0;
+  assert.ok(counted >= 3, `the metric counts every attempt (${counted})`);
+  r.mirror.failing.clear();
+  for (let i = 0; i < 120 && (await r.syncedUntil()) !== at(14); i++) await r.advance(1_000);
+  assert.equal(await r.syncedUntil(), at(14));
+});
+
 test('M-7/RC-22: when the Change List no longer reaches the position, the runner re-baselines', async () => {
   const r = await started();
   r.source.serve(
@@ -242,7 +268,7 @@ test('a notification of many changes: its results are gone through a slice per t
   assert.ok(deleted >= n, `every change counted in the metric (${deleted})`);
 });
 
-test('a notification of many failing changes: a log line for each of the first FAILURE_LINES_PER_RECORD, one line counting the rest, every one recorded and counted, at each attempt', async () => {
+test('a notification of many failing changes: a log line for each of the first FAILURE_LINES_PER_RECORD, one line counting the rest, every one recorded; a retry counts the same failures again but records and logs only what changed', async () => {
   const r = await started();
   const n = FAILURE_LINES_PER_RECORD + 13;
   const entries = Array.from({ length: n }, (_, i) => ({
@@ -270,16 +296,64 @@ test('a notification of many failing changes: a log line for each of the first F
       ?.value ?? 0;
   assert.equal(await failedMetric(), n, 'the metric counts every failure');
 
-  await r.advance(1_000); // the retry: the same again, per attempt
-  assert.equal(perChange().length, 2 * FAILURE_LINES_PER_RECORD);
-  assert.equal(summaries().length, 2);
-  assert.equal(failedEvents().length, 2 * n);
-  assert.equal(await failedMetric(), 2 * n);
+  const attempts = () => r.events('apply.failed');
+  assert.deepEqual(
+    attempts().map(({ failed, repeated }) => ({ failed, repeated })),
+    [{ failed: n, repeated: 0 }],
+  );
 
+  await r.advance(1_000); // the retry: the same failures, counted, not recorded or logged again
+  assert.equal(await r.syncedUntil(), at(10), 'the position still holds');
+  assert.deepEqual(
+    attempts().map(({ failed, repeated }) => ({ failed, repeated })),
+    [
+      { failed: n, repeated: 0 },
+      { failed: n, repeated: n },
+    ],
+  );
+  assert.equal(perChange().length, FAILURE_LINES_PER_RECORD, 'no line per repeated failure');
+  assert.equal(summaries().length, 1);
+  assert.equal(failedEvents().length, n, 'no event per repeated failure');
+  assert.equal(await failedMetric(), 2 * n, 'the metric counts every attempt');
+
+  // One change applies at the next attempt, then fails again at the one after: news each time.
+  const first = `${BASE}/r/${entries[0]!.path}`;
+  r.mirror.failing.delete(first);
+  await r.advance(2_000);
+  assert.equal(attempts().at(-1)?.repeated, n - 1);
+  r.mirror.failing.add(first);
+  await r.advance(4_000);
+  assert.equal(attempts().at(-1)?.repeated, n - 1, 'the failure after a success is recorded');
+  assert.equal(failedEvents().length, n + 1);
+  assert.deepEqual(
+    perChange()
+      .slice(FAILURE_LINES_PER_RECORD)
+      .map((e) => e.uri),
+    [first],
+    'and logged',
+  );
+
+  r.mirror.failing.clear();
+  await r.advance(8_000);
+  assert.equal(await r.syncedUntil(), at(12));
+  assert.equal(attempts().length, 4, 'no attempt fails once the changes apply');
+});
+
+test('a failure recorded for one notification is recorded again for the next one (the memory is per record)', async () => {
+  const r = await started();
+  const down = `${BASE}/r/a`;
+  r.mirror.failing.add(down);
+  await r.deliver(10, 12, [{ path: 'a', change: 'updated', s: 11 }]);
+  await r.advance(1_000);
+  const failedEvents = () => r.repo.events.filter((e) => e.uri === down && e.outcome === 'failed');
+  assert.equal(failedEvents().length, 1, 'two attempts, one event');
   r.mirror.failing.clear();
   await r.advance(2_000);
   assert.equal(await r.syncedUntil(), at(12));
-  assert.equal(summaries().length, 2, 'nothing more once the changes apply');
+  r.mirror.failing.add(down);
+  await r.deliver(12, 14, [{ path: 'a', change: 'updated', s: 13 }]);
+  assert.equal(failedEvents().length, 2, 'the next notification failing records its failure');
+  assert.equal(await r.syncedUntil(), at(12));
 });
 
 test("RC-23: a notification's entries become its changes a slice per turn of the event loop, all of them, in order, after the overlap only those past `after`", async () => {

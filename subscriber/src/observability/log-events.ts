@@ -34,6 +34,8 @@ export interface SubscriberLogEvents {
   'apply.failed': {
     inboxId: number;
     failed: number;
+    /** Of `failed`, those an earlier attempt recorded (runner/failure-memory.ts). */
+    repeated: number;
     retryInMs: number;
   };
   'audit.completed': {

@@ -61,7 +61,9 @@ async function collectAndApply(
       await ctx.mirror.apply(r.changes),
       r.coveredTo ?? to,
     );
-    const failed = await recordResults(ctx, results);
+    const { failed } = await recordResults(ctx, results, {
+      attemptOf: `catch-up ${from.lexical} ${to?.lexical ?? ''}`,
+    });
     return {
       kind: 'collected',
       changes: r.changes.length,

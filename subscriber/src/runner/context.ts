@@ -18,6 +18,7 @@ import {
 } from '../ordering/index.js';
 import type { SourceRecord, WriteOptions } from '../store/index.js';
 import { systemTimers, type Runtime, type Timers } from './runtime.js';
+import { FailureMemory } from './failure-memory.js';
 
 const MAX_TIMER_MS = 24 * 3_600_000;
 
@@ -147,6 +148,8 @@ export class RunnerContext {
   lastError?: string;
   persisted: { syncedUntil?: string; gapOpenedAt?: number } = {};
   applyFailures = 0;
+  /** The failures of the record being retried that are recorded already (failure-memory.ts). */
+  readonly failureMemory = new FailureMemory();
   lastAppliedAt?: number;
   private persistedAppliedAt?: number;
   /** The inbox is fed to the ordering once the position is established. */

@@ -197,12 +197,15 @@ async function applyNotification(
   const results = await supersedeOutdated(ctx, await ctx.mirror.apply(changes), effect.until);
   // The events join the row's state and the position in one commit (processTransition submits
   // them together).
-  const failed = await recordResults(ctx, results, ctx.writesWithPosition);
+  const { failed, repeated } = await recordResults(ctx, results, {
+    attemptOf: `notification ${effect.id}`,
+    writes: ctx.writesWithPosition,
+  });
   if (failed > 0) {
     ctx.applyFailures++;
     const delay = retryDelayMs(ctx.applyFailures, APPLY_RETRY, ctx.rt.random);
     ctx.log.warn(
-      { event: 'apply.failed', inboxId: effect.id, failed, retryInMs: delay },
+      { event: 'apply.failed', inboxId: effect.id, failed, repeated, retryInMs: delay },
       'apply.failed',
     );
     // Promise 3: the position stays until every change of the interval is really applied.

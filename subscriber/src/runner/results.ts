@@ -103,6 +103,10 @@ export function asSuperseded(r: ApplyResult): ApplyResult {
   };
 }
 
+/** The source's last error (status) when this failure is the record's first. */
+const failureSummary = (r: ApplyResult): string =>
+  `${r.error?.code ?? 'failed'}: ${r.uri}: ${r.error?.message ?? ''}`;
+
 function failureEvent(
   r: ApplyResult,
   kind: FailureKind,
@@ -119,18 +123,31 @@ function failureEvent(
   return 'mirror.apply_failed';
 }
 
+/** What one attempt's results came to. */
+export interface Recorded {
+  /** Failures that hold the position (promise 3), repeated ones included. */
+  readonly failed: number;
+  /** Failures an earlier attempt of the same record recorded: counted, not recorded again. */
+  readonly repeated: number;
+}
+
 /**
- * Records each outcome (events table, metrics); returns how many failed in a way that must hold the
- * position (promise 3). A URI refused by the path mapping (promise 4) or gone at the Source is
- * recorded and reported but cannot block: no retry will ever bring it. With `writes`, the events'
- * (last) write is added there instead of awaited, as a trailing write (the caller submits more
- * writes in the same turn and does not wait for them, so all of them share one commit).
+ * Records each outcome (events table, metrics); counts the failures that must hold the position
+ * (promise 3). A URI refused by the path mapping (promise 4) or gone at the Source is recorded and
+ * reported but cannot block: no retry will ever bring it. With `attemptOf` (the record being
+ * attempted, failure-memory.ts), a failure an earlier attempt of it recorded is counted in the
+ * metric and in `repeated`, not recorded or logged again. With `writes`, the events' (last) write
+ * is added there instead of awaited, as a trailing write (the caller submits more writes in the
+ * same turn and does not wait for them, so all of them share one commit).
  */
 export async function recordResults(
   ctx: RunnerContext,
   results: readonly ApplyResult[],
-  writes?: Promise<unknown>[],
-): Promise<number> {
+  options: { attemptOf?: string; writes?: Promise<unknown>[] } = {},
+): Promise<Recorded> {
+  const { writes, attemptOf } = options;
+  const memory = attemptOf === undefined ? undefined : ctx.failureMemory.attempt(attemptOf);
+  let repeated = 0;
   const now = ctx.now();
   const events: EventRecord[] = [];
   const perOutcome = new Map<ApplyResult['outcome'], number>();
@@ -143,6 +160,13 @@ export async function recordResults(
     if (i > 0 && i % EVENTS_PER_COMMIT === 0) await nextTurnOfLoop();
     const r = results[i]!;
     perOutcome.set(r.outcome, (perOutcome.get(r.outcome) ?? 0) + 1);
+    if (r.outcome !== 'failed') memory?.settled(r);
+    else if (memory?.repeats(r)) {
+      if (holdsPosition(failureKind(r))) failed++;
+      firstError ??= failureSummary(r);
+      repeated++;
+      continue;
+    }
     if (r.outcome === 'skipped') continue;
     events.push(
       r.error
@@ -159,7 +183,7 @@ export async function recordResults(
     if (r.outcome !== 'failed') continue;
     const kind = failureKind(r);
     if (holdsPosition(kind)) failed++;
-    firstError ??= `${r.error?.code ?? 'failed'}: ${r.uri}: ${r.error?.message ?? ''}`;
+    firstError ??= failureSummary(r);
     const event = failureEvent(r, kind);
     if (logged === FAILURE_LINES_PER_RECORD) {
       unlogged ??= new Map();
@@ -199,7 +223,8 @@ export async function recordResults(
   );
   if (writes) writes.push(recorded);
   else await recorded;
-  if (events.length > failed) ctx.lastAppliedAt = now; // persisted with the next position write
+  const changed = (perOutcome.get('written') ?? 0) + (perOutcome.get('deleted') ?? 0);
+  if (changed > 0) ctx.lastAppliedAt = now; // persisted with the next position write
   if (firstError) await ctx.setError(firstError);
-  return failed;
+  return { failed, repeated };
 }
