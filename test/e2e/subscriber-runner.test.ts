@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { request } from 'undici';
 import { startSubscriber, type RunningSubscriber } from '@rsnotify/subscriber';
 import { startSourceSimulator, type SourceSimulator } from '../src/source-simulator/index.js';
@@ -210,4 +211,50 @@ test('catch-up counters agree: status --json, /status.json, /metrics and the log
   );
   assert.equal(f.gapsMetric, f.gapsLog, 'gaps: metric and log agree');
   assert.ok(f.gapsMetric >= 1);
+});
+
+test('a notification whose change fails while its Source is down is retried; the events table records the failure once, the log and metric count every attempt, and the change applies once the Source is back', async (t) => {
+  const r = await rig(t, 47, {});
+  Object.assign(r.sim.faults, { serverErrorScope: 'resources', serverErrorProbability: 1 });
+  await r.sim.makeChanges([
+    { path: 'outage/a.txt', change: 'created', bytes: 'during the outage' },
+  ]);
+  await r.sim.flush();
+  await waitFor(() => r.log.events('apply.failed').length >= 3, {
+    what: 'three attempts of the notification failed',
+    timeoutMs: 60_000,
+  });
+  const attempts = r.log
+    .events('apply.failed')
+    .map(({ failed, repeated }) => ({ failed, repeated }));
+  assert.deepEqual(attempts.slice(0, 3), [
+    { failed: 1, repeated: 0 },
+    { failed: 1, repeated: 1 },
+    { failed: 1, repeated: 1 },
+  ]);
+  const uri = `${r.sim.baseUrl}/resources/outage/a.txt`;
+  const failedRows = (): unknown[] => {
+    const db = new Database(join(r.ws.dataDir, 'subscriber.db'), { readonly: true });
+    try {
+      return db
+        .prepare("SELECT error_code FROM events WHERE uri = ? AND outcome = 'failed'")
+        .all(uri);
+    } finally {
+      db.close();
+    }
+  };
+  assert.deepEqual(failedRows(), [{ error_code: 'RSN_HTTP_STATUS' }], 'one event row');
+  assert.equal(
+    r.log.events('mirror.apply_failed').filter((e) => e.uri === uri).length,
+    1,
+    'one log line for the failed change',
+  );
+  assert.ok(
+    counter(await metricsText(r), 'rsnotify_subscriber_changes_total', ['outcome', 'failed']) >= 3,
+    'the metric counts every attempt',
+  );
+
+  Object.assign(r.sim.faults, { serverErrorProbability: 0 });
+  await converged(r, 'mirror equals the Source once it is back');
+  assert.deepEqual(failedRows(), [{ error_code: 'RSN_HTTP_STATUS' }], 'still one event row');
 });
