@@ -50,6 +50,21 @@ async function metric(
     .reduce((n, v) => n + v.value, 0);
 }
 
+/**
+ * Opens a gap (10-12): the Change List holds the change to a at 11 that no notification brought and
+ * the change to b at 13 that the delivered notification (12-14) brings.
+ */
+async function deliverAfterGap(r: RunnerRig): Promise<void> {
+  r.source.serve(
+    '/changelist.xml',
+    changeListXml(5, 14, [
+      { path: 'a', change: 'updated', s: 11 },
+      { path: 'b', change: 'updated', s: 13 },
+    ]),
+  );
+  await r.deliver(12, 14, [{ path: 'b', change: 'updated', s: 13 }]);
+}
+
 /** Counts turns of the event loop (setImmediate ticks) from start() until stop(). */
 function eventLoopTurns(): { start(): void; stop(): void; readonly turns: number } {
   let turns = 0;
@@ -98,14 +113,7 @@ test('RN-5: a notification out of order waits in the buffer and is released once
 
 test('M-7: a gap still open after gapTimeout is filled from the Change List, then the buffer is released', async () => {
   const r = await started();
-  r.source.serve(
-    '/changelist.xml',
-    changeListXml(5, 14, [
-      { path: 'a', change: 'updated', s: 11 },
-      { path: 'b', change: 'updated', s: 13 },
-    ]),
-  );
-  await r.deliver(12, 14, [{ path: 'b', change: 'updated', s: 13 }]);
+  await deliverAfterGap(r);
   await r.advance(999);
   assert.equal(await r.syncedUntil(), at(10), 'not before gapTimeout (the notification may come)');
   await r.advance(1);
@@ -120,16 +128,9 @@ test('M-7: a gap still open after gapTimeout is filled from the Change List, the
 
 test('M-7: a gap catch-up whose change fails is retried; each attempt counts the failure, only the first records it', async () => {
   const r = await started();
-  r.source.serve(
-    '/changelist.xml',
-    changeListXml(5, 14, [
-      { path: 'a', change: 'updated', s: 11 },
-      { path: 'b', change: 'updated', s: 13 },
-    ]),
-  );
   const down = `${BASE}/r/a`;
   r.mirror.failing.add(down);
-  await r.deliver(12, 14, [{ path: 'b', change: 'updated', s: 13 }]);
+  await deliverAfterGap(r);
   const gapAttempts = () => r.repo.catchUps.filter((c) => c.reason === 'gap');
   for (let i = 0; i < 60 && gapAttempts().length < 3; i++) await r.advance(1_000);
   assert.ok(gapAttempts().length >= 3, `the catch-up was retried (${gapAttempts().length})`);
