@@ -27,8 +27,9 @@ export const EVENTS_PER_COMMIT = 2048;
  * The failed changes of one record (a notification's attempt, a catch-up step, a baseline) that get
  * a log line each; the rest are counted in one `mirror.failures_unlogged` line. The events table
  * and the metrics still hold every one: a Source that is down fails every change of a 78,000-entry
- * notification, again at each retry, and a line per change would drown the log (journald drops
- * what passes its rate limit, 10,000 lines per 30 s by default, other lines included).
+ * notification, and a line per change would drown the log (journald drops what passes its rate
+ * limit, 10,000 lines per 30 s by default, other lines included). A retry logs and records only the
+ * failures that are new since its record's last attempt (failure-memory.ts).
  */
 export const FAILURE_LINES_PER_RECORD = 20;
 

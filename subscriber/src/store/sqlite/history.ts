@@ -38,9 +38,9 @@ const [EVENT_ID, EVENT_SOURCE, EVENT_AT] = columnNames(schema.events, ['id', 'so
 const PRUNE_EVENTS = `DELETE FROM "events" WHERE ${EVENT_ID} IN (SELECT ${EVENT_ID} FROM "events" WHERE ${EVENT_SOURCE} = ? AND ${EVENT_AT} < ? LIMIT ?)`;
 
 /**
- * Event rows deleted per transaction, a turn of the event loop between them. A notification whose
- * 78,000 changes fail is recorded at every retry, so a prune may meet millions of rows: deleted in
- * one transaction, 500,000 held the daemon's thread for 500 ms, and deliveries with it.
+ * Event rows deleted per transaction, a turn of the event loop between them. A notification of
+ * 78,000 changes records 78,000 rows, so a prune may meet millions of rows: deleted in one
+ * transaction, 500,000 held the daemon's thread for 500 ms, and deliveries with it.
  */
 export const PRUNE_ROWS_PER_TURN = 2_048;
 
