@@ -340,7 +340,7 @@ test('a notification of many failing changes: a log line for each of the first F
   assert.equal(attempts().length, 4, 'no attempt fails once the changes apply');
 });
 
-test('a failure recorded for one notification is recorded again for the next one (the memory is per record)', async () => {
+test('a failure recorded for one notification is recorded again when the next one fails (the first applied: the memory starts over)', async () => {
   const r = await started();
   const down = `${BASE}/r/a`;
   r.mirror.failing.add(down);

@@ -34,7 +34,7 @@ export interface SubscriberLogEvents {
   'apply.failed': {
     inboxId: number;
     failed: number;
-    /** Of `failed`, those an earlier attempt recorded (runner/failure-memory.ts). */
+    /** Of `failed`, those recorded before and still standing (runner/failure-memory.ts). */
     repeated: number;
     retryInMs: number;
   };

@@ -62,7 +62,7 @@ async function collectAndApply(
       r.coveredTo ?? to,
     );
     const { failed } = await recordResults(ctx, results, {
-      attemptOf: `catch-up ${from.lexical} ${to?.lexical ?? ''}`,
+      rememberFailures: true,
     });
     return {
       kind: 'collected',

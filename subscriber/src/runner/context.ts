@@ -148,7 +148,7 @@ export class RunnerContext {
   lastError?: string;
   persisted: { syncedUntil?: string; gapOpenedAt?: number } = {};
   applyFailures = 0;
-  /** The failures of the record being retried that are recorded already (failure-memory.ts). */
+  /** The failures recorded already and still standing (failure-memory.ts). */
   readonly failureMemory = new FailureMemory();
   lastAppliedAt?: number;
   private persistedAppliedAt?: number;

@@ -198,7 +198,7 @@ async function applyNotification(
   // The events join the row's state and the position in one commit (processTransition submits
   // them together).
   const { failed, repeated } = await recordResults(ctx, results, {
-    attemptOf: `notification ${effect.id}`,
+    rememberFailures: true,
     writes: ctx.writesWithPosition,
   });
   if (failed > 0) {

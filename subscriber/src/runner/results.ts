@@ -29,7 +29,7 @@ export const EVENTS_PER_COMMIT = 2048;
  * and the metrics still hold every one: a Source that is down fails every change of a 78,000-entry
  * notification, and a line per change would drown the log (journald drops what passes its rate
  * limit, 10,000 lines per 30 s by default, other lines included). A retry logs and records only the
- * failures that are new since its record's last attempt (failure-memory.ts).
+ * failures that are new (failure-memory.ts).
  */
 export const FAILURE_LINES_PER_RECORD = 20;
 
@@ -128,26 +128,27 @@ function failureEvent(
 export interface Recorded {
   /** Failures that hold the position (promise 3), repeated ones included. */
   readonly failed: number;
-  /** Failures an earlier attempt of the same record recorded: counted, not recorded again. */
+  /** Failures recorded before and still standing: counted, not recorded again. */
   readonly repeated: number;
 }
 
 /**
  * Records each outcome (events table, metrics); counts the failures that must hold the position
  * (promise 3). A URI refused by the path mapping (promise 4) or gone at the Source is recorded and
- * reported but cannot block: no retry will ever bring it. With `attemptOf` (the record being
- * attempted, failure-memory.ts), a failure an earlier attempt of it recorded is counted in the
- * metric and in `repeated`, not recorded or logged again. With `writes`, the events' (last) write
+ * reported but cannot block: no retry will ever bring it. With `rememberFailures` (the records that
+ * are retried: notifications and catch-ups; failure-memory.ts), a failure recorded before and still
+ * standing is counted in the metric and in `repeated`, not recorded or logged again, and a record
+ * with nothing holding the position clears that memory. With `writes`, the events' (last) write
  * is added there instead of awaited, as a trailing write (the caller submits more writes in the
  * same turn and does not wait for them, so all of them share one commit).
  */
 export async function recordResults(
   ctx: RunnerContext,
   results: readonly ApplyResult[],
-  options: { attemptOf?: string; writes?: Promise<unknown>[] } = {},
+  options: { rememberFailures?: boolean; writes?: Promise<unknown>[] } = {},
 ): Promise<Recorded> {
-  const { writes, attemptOf } = options;
-  const memory = attemptOf === undefined ? undefined : ctx.failureMemory.attempt(attemptOf);
+  const { writes } = options;
+  const memory = options.rememberFailures ? ctx.failureMemory : undefined;
   let repeated = 0;
   const now = ctx.now();
   const events: EventRecord[] = [];
@@ -227,5 +228,6 @@ export async function recordResults(
   const changed = (perOutcome.get('written') ?? 0) + (perOutcome.get('deleted') ?? 0);
   if (changed > 0) ctx.lastAppliedAt = now; // persisted with the next position write
   if (firstError) await ctx.setError(firstError);
+  if (failed === 0) memory?.forget();
   return { failed, repeated };
 }
